@@ -1,0 +1,1 @@
+//! The consumer: session, record decoding, formatting, aggregations, speculations.

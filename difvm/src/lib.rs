@@ -1,0 +1,1 @@
+//! DIF: instruction set, DIFO container, textual form, verifier and reference interpreter.

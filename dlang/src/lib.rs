@@ -1,0 +1,1 @@
+//! The D language front end: lexer, parser, semantic analysis, DIF code generation.

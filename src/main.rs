@@ -1,0 +1,2 @@
+//! The dtrace command.
+fn main() {}
