@@ -1,1 +1,6 @@
-//! DIF: instruction set, DIFO container, textual form, verifier and reference interpreter.
+//! DIF: instruction set, DIFO container, compiled-program object, textual form, verifier
+//! and reference interpreter. This crate does no IO and depends on no other project crate.
+
+pub mod difo;
+pub mod isa;
+pub mod object;

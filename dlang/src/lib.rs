@@ -1,1 +1,6 @@
-//! The D language front end: lexer, parser, semantic analysis, DIF code generation.
+//! The D language front end: lexer, parser, semantic analysis and DIF code generation.
+//! It knows nothing of eBPF and makes no system calls; it only reads the script text it
+//! is given.
+
+pub mod ast;
+pub mod diagnostics;

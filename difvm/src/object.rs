@@ -1,0 +1,331 @@
+//! The compiled program: statements (clause × probe description), their actions and
+//! record layouts, aggregations and variables, plus the record format shared by the
+//! engines (which write records) and the consumer (which decodes them).
+//!
+//! This plays the part of classic DTrace's DOF: the compiler produces it, the verifier
+//! checks every DIFO in it, an engine (the reference interpreter or the kernel engine)
+//! runs it, and the consumer decodes the records it produces using only this metadata.
+
+use crate::difo::{DifType, Difo, VariableScope};
+
+/// A probe description `provider:module:function:name`; fields may be empty (match
+/// anything) or glob patterns. Macro variables have already been expanded.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct ProbeDescription {
+    pub provider: String,
+    pub module: String,
+    pub function: String,
+    pub name: String,
+}
+
+impl std::fmt::Display for ProbeDescription {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}:{}:{}", self.provider, self.module, self.function, self.name)
+    }
+}
+
+/// How a recorded value is laid out and how the consumer prints it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum ValueLayout {
+    /// An integer of the slot's size (1, 2, 4 or 8 bytes), little-endian.
+    Integer { signed: bool },
+    /// A pointer (8 bytes).
+    Pointer,
+    /// A NUL-terminated string in a slot of strsize bytes (zero-filled after the NUL).
+    String,
+    /// Raw bytes of a struct, union or array (also `tracemem`), printed as a string if
+    /// printable, else as a hex dump.
+    Bytes,
+    /// `stack()`: `frames` 8-byte kernel PCs, zero-terminated when fewer were captured.
+    KernelStack { frames: u32 },
+    /// `ustack()`/`jstack()`: an 8-byte pid, then `frames` 8-byte user PCs.
+    UserStack { frames: u32, string_size: u32 },
+    /// `sym()`/`func()`/`mod()` of a kernel address (8 bytes).
+    KernelSymbol(SymbolFormat),
+    /// `usym()`/`ufunc()`/`umod()`/`uaddr()`: an 8-byte pid, then an 8-byte user address.
+    UserSymbol(SymbolFormat),
+}
+
+/// Which part of a symbol lookup the consumer prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SymbolFormat {
+    /// `module`symbol` (sym, func, usym, ufunc).
+    Symbol,
+    /// `module` only (mod, umod).
+    Module,
+    /// `module`symbol+0xoffset` (uaddr).
+    SymbolWithOffset,
+}
+
+/// Where one value lives in a record (or in an aggregation key).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct RecordSlot {
+    /// Byte offset from the start of the record's data (after the record header).
+    pub offset: u32,
+    /// Size in bytes.
+    pub size: u32,
+    /// Alignment in bytes (1, 2, 4 or 8).
+    pub alignment: u32,
+    pub layout: ValueLayout,
+}
+
+/// One value an action computes: a DIFO (absent for values the engine captures itself,
+/// such as stacks) and, when the value is recorded, its slot in the record.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ActionValue {
+    pub difo: Option<Difo>,
+    pub slot: Option<RecordSlot>,
+}
+
+/// What an action does. Values are listed in [`Action::values`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum ActionKind {
+    /// A statement evaluated for its side effects (`x = 1;`); records nothing.
+    Expression,
+    /// `trace(expr)`: one recorded value.
+    Trace,
+    /// `print(expr)`: one recorded value, printed structurally with its type name.
+    Print { type_name: String },
+    /// `tracemem(addr, size[, dynsize])`: the bytes recorded (slot of `size` bytes), then
+    /// optionally the dynamic size.
+    TraceMemory,
+    /// `printf(fmt, args...)`: one recorded value per argument.
+    Printf { format: String },
+    /// `printa([fmt,] @a, ...)`: prints aggregation snapshots when consumed; no values.
+    Printa { format: Option<String>, aggregations: Vec<u32> },
+    /// `system(fmt, args...)`: destructive; run by the consumer.
+    System { format: String },
+    /// `freopen(fmt, args...)`: destructive; redirect output in the consumer.
+    Freopen { format: String },
+    /// `ftruncate()`.
+    Ftruncate,
+    /// `setopt(name[, value])`.
+    Setopt { name: String, value: Option<String> },
+    /// `stack([n])`, `ustack([n[, strsize]])`, `jstack(...)`, `sym()`, `func()`, `mod()`,
+    /// `usym()`, `ufunc()`, `umod()`, `uaddr()` used as statements: one recorded value
+    /// whose layout says which.
+    RecordSymbolic,
+    /// `exit(status)`: one recorded int.
+    Exit,
+    /// `speculate(id)`: one value (not recorded); the rest of the clause's records go to
+    /// that speculation.
+    Speculate,
+    /// `commit(id)`: one recorded value (the id).
+    Commit,
+    /// `discard(id)`: one recorded value (the id).
+    Discard,
+    /// `clear(@a)`.
+    Clear { aggregation: u32 },
+    /// `trunc(@a[, n])`: optionally one recorded value (n).
+    Trunc { aggregation: u32 },
+    /// `normalize(@a, n)`: one recorded value (n).
+    Normalize { aggregation: u32 },
+    /// `denormalize(@a)`.
+    Denormalize { aggregation: u32 },
+    /// `raise(sig)`, destructive: one value.
+    Raise,
+    /// `stop()`, destructive.
+    Stop,
+    /// `chill(ns)`, destructive: one value.
+    Chill,
+    /// `breakpoint()`, destructive.
+    Breakpoint,
+    /// `panic()`, destructive.
+    Panic,
+    /// `@a[keys] = f(args)`: values are the keys (in order, each with a slot in the key
+    /// buffer of the aggregation), then the function's arguments (no slots). Nothing is
+    /// written to the principal buffer.
+    Aggregate { aggregation: u32 },
+}
+
+/// One action of a statement.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Action {
+    pub kind: ActionKind,
+    pub values: Vec<ActionValue>,
+}
+
+/// Who a statement is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StatementRole {
+    /// A clause the user wrote (or a part of one after `if`/`else` splitting).
+    User,
+    /// The consumer's default ERROR handler: an `ERROR` statement recording `arg1`…`arg5`
+    /// as five 8-byte integers, which the consumer prints as a runtime error message.
+    DefaultErrorHandler,
+}
+
+/// One clause enabled on one probe description (classic: an ECB description).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Statement {
+    /// Index of the source clause in the program, in program order.
+    pub clause: u32,
+    pub role: StatementRole,
+    pub probe: ProbeDescription,
+    pub predicate: Option<Difo>,
+    pub actions: Vec<Action>,
+    /// Bytes of record data after the header; a multiple of 8.
+    pub record_size: u32,
+}
+
+/// An aggregating function with its compile-time parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AggregationFunction {
+    Count,
+    Sum,
+    Avg,
+    Min,
+    Max,
+    Stddev,
+    Quantize,
+    Lquantize { low: i32, high: i32, step: u32 },
+    Llquantize { factor: u16, low: u16, high: u16, steps: u16 },
+}
+
+impl AggregationFunction {
+    /// The D name of the function (`count`, `lquantize`, …).
+    pub fn name(&self) -> &'static str {
+        match self {
+            AggregationFunction::Count => "count",
+            AggregationFunction::Sum => "sum",
+            AggregationFunction::Avg => "avg",
+            AggregationFunction::Min => "min",
+            AggregationFunction::Max => "max",
+            AggregationFunction::Stddev => "stddev",
+            AggregationFunction::Quantize => "quantize",
+            AggregationFunction::Lquantize { .. } => "lquantize",
+            AggregationFunction::Llquantize { .. } => "llquantize",
+        }
+    }
+}
+
+/// An aggregation of the program (`@name`, or `@` named `_`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct AggregationDescription {
+    /// Ids are assigned from 1 in order of first appearance in the program.
+    pub id: u32,
+    /// The name without `@` (`_` for the anonymous aggregation).
+    pub name: String,
+    pub function: AggregationFunction,
+    /// The key tuple's layout within an encoded key of `key_size` bytes.
+    pub keys: Vec<RecordSlot>,
+    pub key_size: u32,
+}
+
+/// How a user variable is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum VariableStorage {
+    Scalar,
+    /// A fixed-size array `int a[10];` of `elements` entries.
+    StaticArray { elements: u32 },
+    /// An associative array keyed by a tuple of `key_size` encoded bytes.
+    Associative { key_size: u32 },
+}
+
+/// A user variable of the program, for the engines to size and lay out storage.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct VariableDescription {
+    pub id: u16,
+    pub name: String,
+    pub scope: VariableScope,
+    pub storage: VariableStorage,
+    pub ty: DifType,
+}
+
+/// The whole compiled program.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct CompiledProgram {
+    pub statements: Vec<Statement>,
+    pub aggregations: Vec<AggregationDescription>,
+    pub variables: Vec<VariableDescription>,
+    /// `#pragma D option` settings in program order (name, value).
+    pub options: Vec<(String, Option<String>)>,
+}
+
+/// A statement enabled on one concrete probe: the unit an EPID names.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct EnabledProbe {
+    /// Enabled probe id, from 1; written at the start of every record.
+    pub epid: u32,
+    /// The probe id, as `dtrace -l` lists it.
+    pub probe_id: u32,
+    /// The concrete probe (no globs, no empty fields except module/function of
+    /// probes that have none, such as `dtrace:::BEGIN`).
+    pub probe: ProbeDescription,
+    /// Index into [`CompiledProgram::statements`].
+    pub statement: usize,
+}
+
+/// Size of the header at the start of every record: the EPID (u32) and a reserved u32
+/// (zero), both little-endian. Record data follows; a record is `RECORD_HEADER_SIZE +
+/// statement.record_size` bytes long.
+pub const RECORD_HEADER_SIZE: u32 = 8;
+
+/// Probe ids of the dtrace provider.
+pub const PROBE_ID_BEGIN: u32 = 1;
+pub const PROBE_ID_END: u32 = 2;
+pub const PROBE_ID_ERROR: u32 = 3;
+
+/// Runtime fault codes (§13), as recorded in `arg4` of the ERROR probe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u32)]
+pub enum FaultCode {
+    Unknown = 0,
+    BadAddress = 1,
+    BadAlignment = 2,
+    IllegalOperation = 3,
+    DivideByZero = 4,
+    NoScratch = 5,
+    KernelPrivilege = 6,
+    UserPrivilege = 7,
+    TupleOverflow = 8,
+    BadStack = 9,
+    BadSize = 10,
+    BadIndex = 11,
+    Library = 1000,
+}
+
+impl FaultCode {
+    /// Decodes a fault code; unknown numbers give `Unknown`.
+    pub fn from_u32(code: u32) -> FaultCode {
+        match code {
+            1 => FaultCode::BadAddress,
+            2 => FaultCode::BadAlignment,
+            3 => FaultCode::IllegalOperation,
+            4 => FaultCode::DivideByZero,
+            5 => FaultCode::NoScratch,
+            6 => FaultCode::KernelPrivilege,
+            7 => FaultCode::UserPrivilege,
+            8 => FaultCode::TupleOverflow,
+            9 => FaultCode::BadStack,
+            10 => FaultCode::BadSize,
+            11 => FaultCode::BadIndex,
+            1000 => FaultCode::Library,
+            _ => FaultCode::Unknown,
+        }
+    }
+
+    /// The message text DTrace prints for the fault.
+    pub fn message(self) -> &'static str {
+        match self {
+            FaultCode::Unknown => "unknown fault",
+            FaultCode::BadAddress => "invalid address",
+            FaultCode::BadAlignment => "invalid alignment",
+            FaultCode::IllegalOperation => "illegal operation",
+            FaultCode::DivideByZero => "divide-by-zero",
+            FaultCode::NoScratch => "out of scratch space",
+            FaultCode::KernelPrivilege => "invalid kernel access",
+            FaultCode::UserPrivilege => "invalid user access",
+            FaultCode::TupleOverflow => "tuple stack overflow",
+            FaultCode::BadStack => "bad stack",
+            FaultCode::BadSize => "invalid size",
+            FaultCode::BadIndex => "index out of bounds",
+            FaultCode::Library => "library-level fault",
+        }
+    }
+
+    /// Whether the message carries the faulting address as ` (0x…)`.
+    pub fn reports_address(self) -> bool {
+        matches!(self, FaultCode::BadAddress | FaultCode::BadAlignment | FaultCode::BadStack)
+    }
+}
