@@ -1,2 +1,3 @@
 //! The dtrace command.
+mod command_line;
 fn main() {}

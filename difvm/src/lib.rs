@@ -2,5 +2,6 @@
 //! and reference interpreter. This crate does no IO and depends on no other project crate.
 
 pub mod difo;
+pub mod glob;
 pub mod isa;
 pub mod object;
