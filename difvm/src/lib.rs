@@ -5,3 +5,5 @@ pub mod difo;
 pub mod glob;
 pub mod isa;
 pub mod object;
+pub mod text;
+pub mod verify;
