@@ -1,1 +1,21 @@
 //! Providers: probe enumeration and attach/detach for dtrace, syscall, profile, sdt, pid, usdt, fbt.
+
+pub mod attributes;
+pub mod btf_functions;
+pub mod dtrace_provider;
+pub mod elf_object;
+pub mod error;
+pub mod fbt_provider;
+pub mod kernel_symbols;
+pub mod listing;
+pub mod pid_provider;
+pub mod process_maps;
+pub mod profile_provider;
+pub mod provider;
+pub mod registry;
+pub mod sdt_provider;
+pub mod syscall_provider;
+pub mod syscall_table;
+pub mod tracefs;
+pub mod usdt_provider;
+pub mod user_objects;

@@ -1,0 +1,75 @@
+//! The `dtrace -l` listing (§12.8): the header, one line per probe in the
+//! `"%5s %10s %17s %33s %s\n"` layout, and the `-v` attribute and argument block.
+
+use std::fmt::Write;
+
+use crate::attributes::Attribute;
+use crate::provider::ProbeEntry;
+use crate::registry::ListedProbe;
+
+/// The header line of `dtrace -l`.
+pub fn listing_header() -> String {
+    format!(
+        "{:>5} {:>10} {:>17} {:>33} {}\n",
+        "ID", "PROVIDER", "MODULE", "FUNCTION", "NAME"
+    )
+}
+
+/// The listing line of one probe.
+pub fn listing_line(entry: &ProbeEntry) -> String {
+    let description = &entry.description;
+    format!(
+        "{:>5} {:>10} {:>17} {:>33} {}\n",
+        entry.id, description.provider, description.module, description.function, description.name
+    )
+}
+
+/// The `-v` block printed after a probe's line: its description and argument
+/// attributes, then its argument types (`None` when it has none; `(unknown)` for a
+/// type that could not be resolved, which providers report as an empty string).
+pub fn verbose_block(probe: &ListedProbe) -> String {
+    let mut text = String::new();
+    write_attribute(
+        &mut text,
+        "Probe Description Attributes",
+        probe.attributes.probe_description(),
+    );
+    write_attribute(&mut text, "Argument Attributes", probe.attributes.arguments);
+    text.push_str("\n\tArgument Types\n");
+    for (index, argument_type) in probe.entry.argument_types.iter().enumerate() {
+        let shown = if argument_type.is_empty() {
+            "(unknown)"
+        } else {
+            argument_type
+        };
+        let _ = writeln!(text, "\t\targs[{index}]: {shown}");
+    }
+    if probe.entry.argument_types.is_empty() {
+        text.push_str("\t\tNone\n");
+    }
+    text.push('\n');
+    text
+}
+
+/// Appends one attribute triple under `title`.
+fn write_attribute(text: &mut String, title: &str, attribute: Attribute) {
+    let _ = write!(
+        text,
+        "\n\t{title}\n\t\tIdentifier Names: {}\n\t\tData Semantics:   {}\n\t\tDependency Class: {}\n",
+        attribute.names.name(),
+        attribute.data.name(),
+        attribute.class.name()
+    );
+}
+
+/// The whole `dtrace -l` (or `-lv` when `verbose`) output for `probes`.
+pub fn format_listing(probes: &[ListedProbe], verbose: bool) -> String {
+    let mut text = listing_header();
+    for probe in probes {
+        text.push_str(&listing_line(&probe.entry));
+        if verbose {
+            text.push_str(&verbose_block(probe));
+        }
+    }
+    text
+}

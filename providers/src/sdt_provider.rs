@@ -1,0 +1,102 @@
+//! The sdt provider: kernel tracepoints, tracefs `events/GROUP/EVENT`, as
+//! `sdt:GROUP::EVENT`, typed from the event's `format` file.
+//!
+//! When tracefs cannot be read (not mounted, or no permission) the provider has no
+//! probes; argument types are read lazily because reading every `format` file is slow.
+
+use std::sync::OnceLock;
+
+use difvm::glob::field_matches;
+use difvm::object::ProbeDescription;
+
+use crate::attributes::{ProviderAttributes, SDT_ATTRIBUTES};
+use crate::error::ProviderError;
+use crate::provider::{
+    concrete_description, module_function_name_match, ProbeEntry, ProbeKind, Provider,
+};
+use crate::tracefs::Tracefs;
+
+/// Event groups that are not tracepoints: `ftrace` holds the tracer's own record
+/// formats (function, funcgraph_entry, …), which cannot be attached to.
+const NON_TRACEPOINT_GROUPS: [&str; 1] = ["ftrace"];
+
+/// The sdt provider.
+#[derive(Debug)]
+pub struct SdtProvider {
+    tracefs: Option<Tracefs>,
+    tracepoints: OnceLock<Vec<(String, String)>>,
+}
+
+impl SdtProvider {
+    /// A provider listing the tracepoints of `tracefs` (None: no probes).
+    pub fn new(tracefs: Option<Tracefs>) -> SdtProvider {
+        SdtProvider {
+            tracefs,
+            tracepoints: OnceLock::new(),
+        }
+    }
+
+    /// Every (group, event) pair, sorted by group then event.
+    fn tracepoints(&self) -> &[(String, String)] {
+        self.tracepoints.get_or_init(|| {
+            let Some(tracefs) = &self.tracefs else {
+                return Vec::new();
+            };
+            let groups = tracefs.groups().unwrap_or_default();
+            let mut tracepoints = Vec::new();
+            for group in groups
+                .iter()
+                .filter(|group| !NON_TRACEPOINT_GROUPS.contains(&group.as_str()))
+            {
+                // A group that cannot be read contributes no probes rather than hiding
+                // every other group.
+                for event in tracefs.events(group).unwrap_or_default() {
+                    tracepoints.push((group.clone(), event));
+                }
+            }
+            tracepoints
+        })
+    }
+}
+
+impl Provider for SdtProvider {
+    fn name(&self) -> &str {
+        "sdt"
+    }
+
+    fn probes(&self, description: &ProbeDescription) -> Result<Vec<ProbeEntry>, ProviderError> {
+        if !field_matches(&description.provider, "sdt") {
+            return Ok(Vec::new());
+        }
+        Ok(self
+            .tracepoints()
+            .iter()
+            .filter(|(group, event)| module_function_name_match(description, group, "", event))
+            .map(|(group, event)| {
+                ProbeEntry::new(
+                    concrete_description("sdt", group, "", event),
+                    ProbeKind::Tracepoint {
+                        group: group.clone(),
+                        event: event.clone(),
+                    },
+                )
+            })
+            .collect())
+    }
+
+    fn argument_types(&self, probe: &ProbeEntry) -> Result<Vec<String>, ProviderError> {
+        let (ProbeKind::Tracepoint { group, event }, Some(tracefs)) = (&probe.kind, &self.tracefs)
+        else {
+            return Ok(Vec::new());
+        };
+        let format = tracefs.event_format(group, event)?;
+        Ok(format
+            .argument_fields()
+            .map(|field| field.c_type.clone())
+            .collect())
+    }
+
+    fn attributes(&self) -> ProviderAttributes {
+        SDT_ATTRIBUTES
+    }
+}
