@@ -4,3 +4,6 @@
 
 pub mod ast;
 pub mod diagnostics;
+pub mod lex;
+pub mod parse;
+pub mod report;
