@@ -1,8 +1,10 @@
 //! DIF: instruction set, DIFO container, compiled-program object, textual form, verifier
 //! and reference interpreter. This crate does no IO and depends on no other project crate.
 
+pub mod aggregation;
 pub mod difo;
 pub mod glob;
+pub mod interp;
 pub mod isa;
 pub mod object;
 pub mod text;
