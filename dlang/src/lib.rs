@@ -4,6 +4,7 @@
 
 pub mod ast;
 pub mod diagnostics;
+pub mod format;
 pub mod lex;
 pub mod parse;
 pub mod report;

@@ -1,0 +1,389 @@
+//! Aggregation output: the consumer's table of one aggregation's merged data, the
+//! library actions that change what it shows (`clear`, `trunc`, `normalize`,
+//! `denormalize`), DTrace's sort orders (`aggsortkey`, `aggsortrev`, `aggsortkeypos`,
+//! `aggsortpos`), the default text layout of entries (§8.4), and `printa()` with and
+//! without a format, for one aggregation or several joined by key.
+//!
+//! Printing functions append to a `String` and report whether any entry was printed:
+//! DTrace marks an aggregation printed by `printa()` as soon as one of its entries was
+//! printed, and skips it when printing aggregations at exit.
+
+pub mod histogram;
+mod sorting;
+
+use std::collections::BTreeMap;
+
+use difvm::aggregation::{average_of, standard_deviation_of, AggregationError, AggregationRule};
+use difvm::object::{AggregationDescription, SymbolFormat};
+use dlang::format::FormatString;
+
+use crate::printf::c_format::{format_bytes_as_string, CFormatSpec};
+use crate::printf::symbols::{
+    kernel_module_text, kernel_symbol_text, render_kernel_stack, render_user_stack,
+    user_address_text, user_module_text, user_symbol_text, SymbolResolver,
+};
+use crate::printf::{format_printa_entry, AggregationValue, PrintfContext, PrintfError};
+use crate::record::{decode_slot, sign_extend, RecordValue};
+use crate::trace_output::render_bytes;
+use histogram::render_histogram;
+pub use sorting::AggregationSortOptions;
+
+/// The merged data of one aggregation as the consumer holds it: encoded key tuple →
+/// value words (the layout of `difvm::aggregation`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AggregationTable {
+    /// The `normalize()` divisor; 1 when not normalized.
+    pub normalization: u64,
+    pub entries: BTreeMap<Vec<u8>, Vec<i64>>,
+}
+
+impl Default for AggregationTable {
+    fn default() -> Self {
+        AggregationTable {
+            normalization: 1,
+            entries: BTreeMap::new(),
+        }
+    }
+}
+
+impl AggregationTable {
+    /// An empty, unnormalized table.
+    pub fn new() -> AggregationTable {
+        AggregationTable::default()
+    }
+
+    /// `clear()`: every value becomes zero (all words, as DTrace zeroes the data, so
+    /// `min`/`max` show 0); the keys stay.
+    pub fn clear_values(&mut self) {
+        for words in self.entries.values_mut() {
+            words.iter_mut().for_each(|word| *word = 0);
+        }
+    }
+
+    /// `normalize(@a, n)`: displayed values are divided by `n` (0 is treated as 1, which
+    /// leaves values alone instead of dividing by zero).
+    pub fn normalize(&mut self, divisor: u64) {
+        self.normalization = divisor.max(1);
+    }
+
+    /// `denormalize(@a)`.
+    pub fn denormalize(&mut self) {
+        self.normalization = 1;
+    }
+
+    /// `trunc(@a)` (`keep` None or 0: remove every entry) and `trunc(@a, n)`: keep the
+    /// `n` entries with the largest values (`n > 0`) or the `|n|` with the smallest
+    /// (`n < 0`). Ties are broken by key, and the sort options do not apply.
+    pub fn truncate(
+        &mut self,
+        rule: &AggregationRule,
+        description: &AggregationDescription,
+        keep: Option<i64>,
+    ) {
+        let keep = keep.unwrap_or(0);
+        if keep == 0 {
+            self.entries.clear();
+            return;
+        }
+        let mut entries: Vec<(&Vec<u8>, &Vec<i64>)> = self.entries.iter().collect();
+        entries.sort_by(|left, right| {
+            let order = sorting::compare_values(rule, left.1, right.1)
+                .then_with(|| sorting::compare_keys(description, left.0, right.0, 0));
+            if keep > 0 {
+                order.reverse()
+            } else {
+                order
+            }
+        });
+        let kept: Vec<Vec<u8>> = entries
+            .into_iter()
+            .take(keep.unsigned_abs().try_into().unwrap_or(usize::MAX))
+            .map(|(key, _)| key.clone())
+            .collect();
+        self.entries.retain(|key, _| kept.contains(key));
+    }
+}
+
+/// An aggregation ready to print: its description, its function's rule and its data.
+#[derive(Debug, Clone)]
+pub struct AggregationView<'a> {
+    pub description: &'a AggregationDescription,
+    pub rule: AggregationRule,
+    pub table: &'a AggregationTable,
+}
+
+impl<'a> AggregationView<'a> {
+    /// Builds the view; fails only for histogram parameters the compiler rejects.
+    pub fn new(
+        description: &'a AggregationDescription,
+        table: &'a AggregationTable,
+    ) -> Result<AggregationView<'a>, AggregationError> {
+        Ok(AggregationView {
+            description,
+            rule: AggregationRule::new(&description.function)?,
+            table,
+        })
+    }
+
+    /// The entries in printing order.
+    pub fn sorted_entries(&self, options: &AggregationSortOptions) -> Vec<(&'a [u8], &'a [i64])> {
+        sorting::sorted_entries(self, options)
+    }
+
+    /// Decodes the key components of an entry; components that cannot be decoded are
+    /// left out.
+    fn decode_key<'k>(&self, key: &'k [u8]) -> Vec<RecordValue<'k>> {
+        self.description
+            .keys
+            .iter()
+            .filter_map(|slot| decode_slot(slot, key).ok())
+            .collect()
+    }
+
+    fn printa_value<'v>(&'v self, words: &'v [i64]) -> AggregationValue<'v> {
+        AggregationValue {
+            rule: &self.rule,
+            words,
+            normalization: self.table.normalization,
+        }
+    }
+}
+
+/// Options of the default layout besides sorting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AggregationLayoutOptions {
+    /// Indentation of stack frames (`stackindent`, 14 by default).
+    pub stack_indent: usize,
+    /// `rawbytes`: always print byte keys as hex dumps.
+    pub raw_bytes: bool,
+}
+
+impl Default for AggregationLayoutOptions {
+    fn default() -> Self {
+        AggregationLayoutOptions {
+            stack_indent: 14,
+            raw_bytes: false,
+        }
+    }
+}
+
+/// What the default layout needs: sorting, layout options and symbols.
+#[derive(Clone, Copy)]
+pub struct AggregationPrinter<'r> {
+    pub sort: AggregationSortOptions,
+    pub layout: AggregationLayoutOptions,
+    pub resolver: &'r dyn SymbolResolver,
+}
+
+impl AggregationPrinter<'_> {
+    /// Appends every entry of one aggregation in the default layout (no leading empty
+    /// line). Returns whether any entry was printed.
+    pub fn render_aggregation(&self, out: &mut String, view: &AggregationView<'_>) -> bool {
+        let entries = view.sorted_entries(&self.sort);
+        for (key, words) in &entries {
+            self.render_key(out, view, key);
+            self.render_value(out, &view.rule, words, view.table.normalization);
+            out.push('\n');
+        }
+        !entries.is_empty()
+    }
+
+    /// Appends the aggregations not yet printed by `printa()`, as DTrace does when
+    /// tracing ends: in aggregation id order (reversed with `aggsortrev`), each sorted.
+    /// The caller prints the empty line that precedes them.
+    pub fn render_unprinted(
+        &self,
+        out: &mut String,
+        views: &[AggregationView<'_>],
+        already_printed: impl Fn(u32) -> bool,
+    ) {
+        let mut order: Vec<&AggregationView<'_>> = views
+            .iter()
+            .filter(|view| !already_printed(view.description.id))
+            .collect();
+        order.sort_by_key(|view| view.description.id);
+        if self.sort.reverse {
+            order.reverse();
+        }
+        for view in order {
+            self.render_aggregation(out, view);
+        }
+    }
+
+    /// `printa(@a)` or `printa(@a, @b, ...)` without a format: an empty line, then the
+    /// entries of one aggregation, or, for several, one line per key present in any of
+    /// them with the key once and each aggregation's value (0 where it has no entry).
+    /// Returns whether any entry was printed (the aggregations are then marked printed).
+    pub fn render_printa(&self, out: &mut String, views: &[AggregationView<'_>]) -> bool {
+        out.push('\n');
+        match views {
+            [] => false,
+            [view] => self.render_aggregation(out, view),
+            _ => {
+                let rows = sorting::joined_rows(views, &self.sort);
+                for row in &rows {
+                    self.render_key(out, &views[row.key_source], row.key);
+                    for (view, words) in views.iter().zip(&row.values) {
+                        self.render_value(out, &view.rule, words, view.table.normalization);
+                    }
+                    out.push('\n');
+                }
+                !rows.is_empty()
+            }
+        }
+    }
+
+    /// `printa(format, @a, ...)`: for every entry (or joined key), the format with the
+    /// key components as arguments and `@` conversions taking the aggregations' values
+    /// in turn. No leading empty line. Returns whether any entry was printed.
+    pub fn render_printa_formatted(
+        &self,
+        out: &mut String,
+        format: &FormatString,
+        views: &[AggregationView<'_>],
+        target_pid: Option<u64>,
+    ) -> Result<bool, PrintfError> {
+        let context = PrintfContext {
+            resolver: self.resolver,
+            target_pid,
+        };
+        match views {
+            [] => Ok(false),
+            [view] => {
+                let entries = view.sorted_entries(&self.sort);
+                for (key, words) in &entries {
+                    let keys = view.decode_key(key);
+                    format_printa_entry(out, format, &keys, &[view.printa_value(words)], &context)?;
+                }
+                Ok(!entries.is_empty())
+            }
+            _ => {
+                let rows = sorting::joined_rows(views, &self.sort);
+                for row in &rows {
+                    let keys = views[row.key_source].decode_key(row.key);
+                    let values: Vec<AggregationValue<'_>> = views
+                        .iter()
+                        .zip(&row.values)
+                        .map(|(view, words)| view.printa_value(words))
+                        .collect();
+                    format_printa_entry(out, format, &keys, &values, &context)?;
+                }
+                Ok(!rows.is_empty())
+            }
+        }
+    }
+
+    /// Appends every key component in its default format.
+    fn render_key(&self, out: &mut String, view: &AggregationView<'_>, key: &[u8]) {
+        for slot in &view.description.keys {
+            if let Ok(value) = decode_slot(slot, key) {
+                self.render_key_component(out, slot.size, &value);
+            }
+        }
+    }
+
+    /// One key component: stacks and symbols by kind, strings and other bytes as
+    /// `"  %-50s"` (or a hex dump), integers by size: `" %16lld"`, `" %8d"`, and the
+    /// 2- and 1-byte sizes printed unsigned as `" %5d"`/`" %3d"`.
+    fn render_key_component(&self, out: &mut String, size: u32, value: &RecordValue<'_>) {
+        let resolver = self.resolver;
+        let indent = self.layout.stack_indent;
+        match *value {
+            RecordValue::KernelStack(frames) => {
+                render_kernel_stack(out, resolver, &frames, indent, &CFormatSpec::default())
+            }
+            RecordValue::UserStack { pid, frames } => {
+                render_user_stack(out, resolver, pid, &frames, indent, &CFormatSpec::default())
+            }
+            RecordValue::KernelSymbol { address, format } => {
+                let text = match format {
+                    SymbolFormat::Module => kernel_module_text(resolver, address),
+                    _ => kernel_symbol_text(resolver, address),
+                };
+                push_key_text(out, text.as_bytes());
+            }
+            RecordValue::UserSymbol {
+                pid,
+                address,
+                format,
+            } => {
+                let text = match format {
+                    SymbolFormat::Symbol => user_symbol_text(resolver, pid, address),
+                    SymbolFormat::SymbolWithOffset => user_address_text(resolver, pid, address),
+                    SymbolFormat::Module => user_module_text(resolver, pid, address),
+                };
+                push_key_text(out, text.as_bytes());
+            }
+            // A D string prints as a string (even when empty) unless it holds
+            // characters DTrace would not print, which give a hex dump.
+            RecordValue::String(bytes)
+                if !self.layout.raw_bytes && bytes.iter().all(|&byte| is_printable(byte)) =>
+            {
+                push_key_text(out, bytes);
+            }
+            RecordValue::String(bytes) | RecordValue::Bytes(bytes) => {
+                render_bytes(out, bytes, KEY_STRING_WIDTH, false, self.layout.raw_bytes);
+            }
+            RecordValue::Integer { bits, .. } | RecordValue::Pointer(bits) => match size {
+                8 => out.push_str(&format!(" {:>16}", bits as i64)),
+                4 => out.push_str(&format!(" {:>8}", sign_extend(bits, 4))),
+                2 => out.push_str(&format!(" {:>5}", bits as u16)),
+                _ => out.push_str(&format!(" {:>3}", bits as u8)),
+            },
+        }
+    }
+
+    /// One aggregation value in its default format.
+    fn render_value(
+        &self,
+        out: &mut String,
+        rule: &AggregationRule,
+        words: &[i64],
+        normalization: u64,
+    ) {
+        let normal = normalization.max(1);
+        let word = words.first().copied().unwrap_or(0);
+        match rule {
+            AggregationRule::Count
+            | AggregationRule::Sum
+            | AggregationRule::Minimum
+            | AggregationRule::Maximum => {
+                // DTrace divides in unsigned arithmetic and prints the result signed.
+                out.push_str(&format!(" {:>16}", ((word as u64) / normal) as i64));
+            }
+            AggregationRule::Average => {
+                out.push_str(&format!(" {:>16}", average_of(words, normal as i64)));
+            }
+            AggregationRule::StandardDeviation => {
+                out.push_str(&format!(
+                    " {:>16}",
+                    standard_deviation_of(words, normal as i64)
+                ));
+            }
+            AggregationRule::Quantize
+            | AggregationRule::LinearQuantize(_)
+            | AggregationRule::LogLinearQuantize(_) => {
+                render_histogram(out, rule, words, normal);
+            }
+        }
+    }
+}
+
+/// Width of string-like key components (`"  %-50s"`).
+const KEY_STRING_WIDTH: usize = 50;
+
+/// Appends a string-like key component as `"  %-50s"`.
+fn push_key_text(out: &mut String, text: &[u8]) {
+    out.push_str("  ");
+    let spec = CFormatSpec {
+        left_justify: true,
+        width: KEY_STRING_WIDTH,
+        ..CFormatSpec::default()
+    };
+    format_bytes_as_string(out, &spec, text);
+}
+
+/// DTrace's printable test for byte data: `isprint`, `isspace`, backspace or bell.
+pub fn is_printable(byte: u8) -> bool {
+    matches!(byte, 0x07..=0x0d | 0x20..=0x7e)
+}

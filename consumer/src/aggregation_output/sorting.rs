@@ -1,0 +1,256 @@
+//! The order in which aggregation entries print: DTrace's comparisons of values (by
+//! function) and keys (component by component, integers as unsigned of their size,
+//! other data byte by byte), the `aggsort*` options, and the joining of several
+//! aggregations by key for `printa(@a, @b, ...)`.
+
+use std::borrow::Cow;
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+
+use difvm::aggregation::{
+    average_of, quantize_bucket_value, standard_deviation_of, AggregationRule, BucketLabel,
+    QUANTIZE_ZERO_BUCKET,
+};
+use difvm::object::{AggregationDescription, ValueLayout};
+
+use super::AggregationView;
+use crate::record::slot_bytes;
+
+/// The sorting options of DTrace (`aggsortkey`, `aggsortrev`, `aggsortkeypos`,
+/// `aggsortpos`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct AggregationSortOptions {
+    /// `aggsortkey`: order by key instead of by value.
+    pub sort_by_key: bool,
+    /// `aggsortrev`: reverse every comparison (including the order of aggregations).
+    pub reverse: bool,
+    /// `aggsortkeypos`: the key component compared first (the others follow, wrapping
+    /// round); out-of-range positions mean 0.
+    pub key_position: usize,
+    /// `aggsortpos`: in a joined `printa()`, the aggregation whose value is compared
+    /// first (the others follow, wrapping round); out-of-range positions mean 0.
+    pub aggregation_position: usize,
+}
+
+/// Orders two values of one aggregation the way DTrace's `dt_aggregate_valcmp` does:
+/// scalars by value, `avg` by mean, `stddev` by standard deviation, histograms by the
+/// sum of bucket value × count and then by the count of the bucket holding zero.
+pub fn compare_values(rule: &AggregationRule, left: &[i64], right: &[i64]) -> Ordering {
+    let first = |words: &[i64]| words.first().copied().unwrap_or(0);
+    match rule {
+        AggregationRule::Count
+        | AggregationRule::Sum
+        | AggregationRule::Minimum
+        | AggregationRule::Maximum => first(left).cmp(&first(right)),
+        AggregationRule::Average => average_of(left, 1).cmp(&average_of(right, 1)),
+        AggregationRule::StandardDeviation => {
+            standard_deviation_of(left, 1).cmp(&standard_deviation_of(right, 1))
+        }
+        _ => {
+            let (left_sum, left_zero) = histogram_weight(rule, left);
+            let (right_sum, right_zero) = histogram_weight(rule, right);
+            left_sum.cmp(&right_sum).then(left_zero.cmp(&right_zero))
+        }
+    }
+}
+
+/// Σ(bucket value × count) of a histogram, and the count of its bucket holding zero.
+/// `lquantize` weighs its underflow bucket as `low - 1` and its overflow bucket as
+/// `limit + 1`, as DTrace does.
+fn histogram_weight(rule: &AggregationRule, words: &[i64]) -> (i128, i64) {
+    let weighted_sum = |weights: &mut dyn Iterator<Item = i64>| -> i128 {
+        weights.zip(words).fold(0i128, |sum, (weight, &count)| {
+            sum.saturating_add(i128::from(weight) * i128::from(count))
+        })
+    };
+    let count_at = |index: Option<usize>| {
+        index
+            .and_then(|index| words.get(index))
+            .copied()
+            .unwrap_or(0)
+    };
+    match rule {
+        AggregationRule::Quantize => (
+            weighted_sum(&mut (0..words.len()).map(quantize_bucket_value)),
+            count_at(Some(QUANTIZE_ZERO_BUCKET)),
+        ),
+        AggregationRule::LinearQuantize(linear) => {
+            let weight = |index: usize| match linear.bucket_label(index) {
+                BucketLabel::Below(low) => low - 1,
+                BucketLabel::AtLeast(limit) => limit + 1,
+                BucketLabel::Value(value)
+                | BucketLabel::AtMost(value)
+                | BucketLabel::AbsoluteBelow(value) => value,
+            };
+            // The first bucket whose weight is zero (underflow, a level, or overflow,
+            // in DTrace's order of checking) holds zero.
+            let zero = (0..linear.bucket_count()).find(|&index| weight(index) == 0);
+            (
+                weighted_sum(&mut (0..words.len()).map(weight)),
+                count_at(zero),
+            )
+        }
+        AggregationRule::LogLinearQuantize(log_linear) => {
+            let weight = |index: usize| match log_linear.bucket_label(index) {
+                BucketLabel::AbsoluteBelow(_) => 0,
+                BucketLabel::Value(value)
+                | BucketLabel::Below(value)
+                | BucketLabel::AtMost(value)
+                | BucketLabel::AtLeast(value) => value,
+            };
+            (
+                weighted_sum(&mut (0..words.len()).map(weight)),
+                count_at(Some(log_linear.centre_bucket())),
+            )
+        }
+        _ => (0, 0),
+    }
+}
+
+/// Orders two encoded keys of one aggregation (DTrace's `dt_aggregate_keycmp`): the
+/// components starting at `key_position`, integers of 1, 2, 4 and 8 bytes as unsigned
+/// numbers, user symbols by (pid, address), everything else byte by byte.
+pub fn compare_keys(
+    description: &AggregationDescription,
+    left: &[u8],
+    right: &[u8],
+    key_position: usize,
+) -> Ordering {
+    let count = description.keys.len();
+    let start = if key_position >= count {
+        0
+    } else {
+        key_position
+    };
+    for offset in 0..count {
+        let slot = &description.keys[(start + offset) % count];
+        let (Ok(left_bytes), Ok(right_bytes)) = (slot_bytes(slot, left), slot_bytes(slot, right))
+        else {
+            continue;
+        };
+        let order = match (slot.size, &slot.layout) {
+            (1 | 2 | 4 | 8, _) => unsigned_value(left_bytes).cmp(&unsigned_value(right_bytes)),
+            (16, ValueLayout::UserSymbol(_)) => unsigned_value(&left_bytes[..8])
+                .cmp(&unsigned_value(&right_bytes[..8]))
+                .then(unsigned_value(&left_bytes[8..]).cmp(&unsigned_value(&right_bytes[8..]))),
+            _ => left_bytes.cmp(right_bytes),
+        };
+        if order != Ordering::Equal {
+            return order;
+        }
+    }
+    Ordering::Equal
+}
+
+/// A little-endian unsigned number of up to 8 bytes.
+fn unsigned_value(bytes: &[u8]) -> u64 {
+    bytes
+        .iter()
+        .rev()
+        .fold(0u64, |value, &byte| (value << 8) | u64::from(byte))
+}
+
+fn apply_direction(order: Ordering, options: &AggregationSortOptions) -> Ordering {
+    if options.reverse {
+        order.reverse()
+    } else {
+        order
+    }
+}
+
+/// The entries of one aggregation in printing order.
+pub fn sorted_entries<'a>(
+    view: &AggregationView<'a>,
+    options: &AggregationSortOptions,
+) -> Vec<(&'a [u8], &'a [i64])> {
+    let mut entries: Vec<(&'a [u8], &'a [i64])> = view
+        .table
+        .entries
+        .iter()
+        .map(|(key, words)| (key.as_slice(), words.as_slice()))
+        .collect();
+    entries.sort_by(|left, right| {
+        let keys = || compare_keys(view.description, left.0, right.0, options.key_position);
+        let order = if options.sort_by_key {
+            keys()
+        } else {
+            compare_values(&view.rule, left.1, right.1).then_with(keys)
+        };
+        apply_direction(order, options)
+    });
+    entries
+}
+
+/// One line of a joined `printa()`: a key and every aggregation's value for it (zeros
+/// where an aggregation has no entry).
+pub struct JoinedRow<'a> {
+    pub key: &'a [u8],
+    /// The aggregation whose entry supplied the key (its key layout decodes it).
+    pub key_source: usize,
+    pub values: Vec<Cow<'a, [i64]>>,
+}
+
+/// The rows of a joined `printa()` in printing order: by the values of the aggregations
+/// starting at `aggregation_position`, then by key (or by key first with
+/// `aggsortkey`).
+pub fn joined_rows<'a>(
+    views: &[AggregationView<'a>],
+    options: &AggregationSortOptions,
+) -> Vec<JoinedRow<'a>> {
+    let mut keys: BTreeMap<&'a [u8], usize> = BTreeMap::new();
+    for (index, view) in views.iter().enumerate() {
+        for key in view.table.entries.keys() {
+            keys.entry(key.as_slice()).or_insert(index);
+        }
+    }
+    let mut rows: Vec<JoinedRow<'a>> = keys
+        .into_iter()
+        .map(|(key, key_source)| JoinedRow {
+            key,
+            key_source,
+            values: views
+                .iter()
+                .map(|view| match view.table.entries.get(key) {
+                    Some(words) => Cow::Borrowed(words.as_slice()),
+                    None => Cow::Owned(vec![0; view.rule.word_count()]),
+                })
+                .collect(),
+        })
+        .collect();
+    let count = views.len();
+    let start = if options.aggregation_position >= count {
+        0
+    } else {
+        options.aggregation_position
+    };
+    rows.sort_by(|left, right| {
+        let keys = || {
+            compare_keys(
+                views[left.key_source].description,
+                left.key,
+                right.key,
+                options.key_position,
+            )
+        };
+        let values = || {
+            (0..count)
+                .map(|offset| (start + offset) % count)
+                .map(|index| {
+                    compare_values(
+                        &views[index].rule,
+                        &left.values[index],
+                        &right.values[index],
+                    )
+                })
+                .find(|order| *order != Ordering::Equal)
+                .unwrap_or(Ordering::Equal)
+        };
+        let order = if options.sort_by_key {
+            keys().then_with(values)
+        } else {
+            values().then_with(keys)
+        };
+        apply_direction(order, options)
+    });
+    rows
+}

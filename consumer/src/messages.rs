@@ -1,0 +1,169 @@
+//! The consumer's runtime messages (§12.9): drop reports and the classic runtime error
+//! message printed by the default ERROR handler. Texts are returned without the
+//! `dtrace: ` program prefix and without the final newline; the session adds both when
+//! it writes them to stderr.
+
+use difvm::object::{FaultCode, ProbeDescription};
+
+use crate::record::RecordValue;
+
+/// The kinds of drops DTrace reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DropKind {
+    /// Principal buffer full (per CPU).
+    Principal,
+    /// Aggregation buffer full (per CPU).
+    Aggregation,
+    Dynamic,
+    DynamicRinsing,
+    DynamicDirty,
+    Speculative,
+    SpeculationBusy,
+    SpeculationUnavailable,
+    StackStringOverflow,
+    DoubleError,
+}
+
+impl DropKind {
+    /// The tag `-x droptags` prints, e.g. `DTRACEDROP_PRINCIPAL`.
+    pub fn tag(self) -> &'static str {
+        match self {
+            DropKind::Principal => "DTRACEDROP_PRINCIPAL",
+            DropKind::Aggregation => "DTRACEDROP_AGGREGATION",
+            DropKind::Dynamic => "DTRACEDROP_DYNAMIC",
+            DropKind::DynamicRinsing => "DTRACEDROP_DYNRINSE",
+            DropKind::DynamicDirty => "DTRACEDROP_DYNDIRTY",
+            DropKind::Speculative => "DTRACEDROP_SPEC",
+            DropKind::SpeculationBusy => "DTRACEDROP_SPECBUSY",
+            DropKind::SpeculationUnavailable => "DTRACEDROP_SPECUNAVAIL",
+            DropKind::StackStringOverflow => "DTRACEDROP_STKSTROVERFLOW",
+            DropKind::DoubleError => "DTRACEDROP_DBLERROR",
+        }
+    }
+
+    /// The noun that takes the plural `s`, and the text after it.
+    fn words(self) -> (&'static str, &'static str) {
+        match self {
+            DropKind::Principal => ("drop", ""),
+            DropKind::Aggregation => ("aggregation drop", ""),
+            DropKind::Dynamic => ("dynamic variable drop", ""),
+            DropKind::DynamicRinsing => ("dynamic variable drop", " with non-empty rinsing list"),
+            DropKind::DynamicDirty => ("dynamic variable drop", " with non-empty dirty list"),
+            DropKind::Speculative => ("speculative drop", ""),
+            DropKind::SpeculationBusy => {
+                ("failed speculation", " (available buffer(s) still busy)")
+            }
+            DropKind::SpeculationUnavailable => {
+                ("failed speculation", " (no speculative buffer available)")
+            }
+            DropKind::StackStringOverflow => ("jstack()/ustack() string table overflow", ""),
+            DropKind::DoubleError => ("error", " in ERROR probe enabling"),
+        }
+    }
+}
+
+/// The text of a drop report: `5 drops on CPU 1`, `1 aggregation drop on CPU 0`,
+/// `3 speculative drops`, … (`cpu` is used by the per-CPU kinds, principal and
+/// aggregation). With `droptags` the text starts with `[DTRACEDROP_…] `.
+pub fn drop_message(kind: DropKind, count: u64, cpu: u32, droptags: bool) -> String {
+    let (noun, rest) = kind.words();
+    let plural = if count > 1 { "s" } else { "" };
+    let tag = if droptags {
+        format!("[{}] ", kind.tag())
+    } else {
+        String::new()
+    };
+    match kind {
+        DropKind::Principal | DropKind::Aggregation => {
+            format!("{}{} {}{} on CPU {}", tag, count, noun, plural, cpu)
+        }
+        _ => format!("{}{} {}{}{}", tag, count, noun, plural, rest),
+    }
+}
+
+/// A runtime fault, as the default ERROR handler's record reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuntimeFault {
+    /// The faulting enabled probe.
+    pub epid: u32,
+    /// Its probe id and description.
+    pub probe_id: u32,
+    pub probe: ProbeDescription,
+    /// 0 for the predicate, N for the N-th action.
+    pub action: i64,
+    /// DIF offset of the faulting instruction, or -1 when unknown.
+    pub dif_offset: i64,
+    pub fault: FaultCode,
+    /// The faulting address or value.
+    pub address: u64,
+}
+
+impl RuntimeFault {
+    /// Reads the default ERROR handler's record (`arg1`…`arg5`: EPID, action index, DIF
+    /// offset, fault code, address), looking the faulting EPID up with `probe_of`
+    /// (EPID → probe id and description). None when the record does not have that
+    /// shape or the EPID is unknown.
+    pub fn from_error_record(
+        values: &[RecordValue<'_>],
+        probe_of: impl Fn(u32) -> Option<(u32, ProbeDescription)>,
+    ) -> Option<RuntimeFault> {
+        let [epid, action, offset, fault, address] = values else {
+            return None;
+        };
+        let epid = epid.as_i64()? as u32;
+        let (probe_id, probe) = probe_of(epid)?;
+        Some(RuntimeFault {
+            epid,
+            probe_id,
+            probe,
+            action: i64::from(action.as_i64()? as i32),
+            dif_offset: i64::from(offset.as_i64()? as i32),
+            fault: FaultCode::from_u32(fault.as_i64()? as u32),
+            address: address.as_i64()? as u64,
+        })
+    }
+
+    /// The classic message: `error on enabled probe ID 1 (ID 1: dtrace:::BEGIN):
+    /// invalid address (0x0) in action #1 at DIF offset 28`.
+    pub fn message(&self) -> String {
+        let details = if self.fault.reports_address() {
+            format!(" (0x{:x})", self.address)
+        } else {
+            String::new()
+        };
+        let location = if self.action == 0 {
+            "predicate".to_string()
+        } else {
+            format!("action #{}", self.action)
+        };
+        let offset = if self.dif_offset == -1 {
+            String::new()
+        } else {
+            format!(" at DIF offset {}", self.dif_offset)
+        };
+        format!(
+            "error on enabled probe ID {} (ID {}: {}): {}{} in {}{}",
+            self.epid,
+            self.probe_id,
+            self.probe,
+            self.fault.message(),
+            details,
+            location,
+            offset
+        )
+    }
+}
+
+/// The classic message of a library-level error (a failed `setopt()` or `freopen()`):
+/// `error on enabled probe ID %u (ID %u: %s:%s:%s:%s): %s`.
+pub fn library_error_message(
+    epid: u32,
+    probe_id: u32,
+    probe: &ProbeDescription,
+    message: &str,
+) -> String {
+    format!(
+        "error on enabled probe ID {} (ID {}: {}): {}",
+        epid, probe_id, probe, message
+    )
+}

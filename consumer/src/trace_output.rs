@@ -1,0 +1,461 @@
+//! The default per-firing output (§12.6, §12.7): the `CPU ID FUNCTION:NAME` header, the
+//! record prefix (or its flowindent form), the formats of `trace()` data (Linux 2.x
+//! integer widths with signedness), strings, the hex dump of bytes and `tracemem()`,
+//! stacks and symbols, `printf()` output, and the newline that ends a record in
+//! non-quiet mode.
+//!
+//! The session drives a [`TraceRenderer`] record by record: [`TraceRenderer::begin_record`],
+//! then [`TraceRenderer::render_action`] for each action with its decoded values, then
+//! [`TraceRenderer::end_record`]. Actions whose effect belongs to the session (`printa`,
+//! `system`, `freopen`, `setopt`, `clear`, `exit`, speculations, …) print nothing here;
+//! the session handles them in the same loop so that their output (e.g. `printa()`'s)
+//! lands in record order.
+
+use std::collections::HashMap;
+
+use difvm::object::{Action, ActionKind, ProbeDescription, SymbolFormat};
+use dlang::format::{FormatError, FormatString};
+
+use crate::aggregation_output::is_printable;
+use crate::printf::c_format::{format_bytes_as_string, CFormatSpec};
+use crate::printf::symbols::{
+    kernel_module_text, kernel_symbol_text, render_kernel_stack, render_user_stack,
+    user_address_text, user_module_text, user_symbol_text,
+};
+use crate::printf::{format_printf, PrintfContext, PrintfError};
+use crate::record::{sign_extend, RecordValue};
+
+/// The options that shape per-firing output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TraceOutputOptions {
+    /// `-q` / `quiet`: no header, no record prefix, no record-ending newline, bare
+    /// `trace()` formats.
+    pub quiet: bool,
+    /// `-F` / `flowindent`.
+    pub flowindent: bool,
+    /// `stackindent` (14 by default).
+    pub stack_indent: usize,
+    /// `rawbytes`: print byte data as hex dumps even when it looks like a string.
+    pub raw_bytes: bool,
+}
+
+impl Default for TraceOutputOptions {
+    fn default() -> Self {
+        TraceOutputOptions {
+            quiet: false,
+            flowindent: false,
+            stack_indent: 14,
+            raw_bytes: false,
+        }
+    }
+}
+
+/// The record being printed and where it came from.
+#[derive(Debug, Clone, Copy)]
+pub struct RecordContext<'p> {
+    pub cpu: u32,
+    pub epid: u32,
+    pub probe_id: u32,
+    /// The concrete probe that fired.
+    pub probe: &'p ProbeDescription,
+    /// The (EPID, probe id) of the record that follows in the same buffer, if any:
+    /// flowindent uses it to decide whether a return probe unindents.
+    pub next_record: Option<(u32, u32)>,
+}
+
+/// Why a record's output could not be produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TraceOutputError {
+    /// A printf-like action's format does not parse (the compiler accepted it, so the
+    /// metadata is damaged).
+    Format(FormatError),
+    /// The values do not fit the format.
+    Printf(PrintfError),
+}
+
+impl std::fmt::Display for TraceOutputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TraceOutputError::Format(error) => error.fmt(f),
+            TraceOutputError::Printf(error) => error.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for TraceOutputError {}
+
+impl From<PrintfError> for TraceOutputError {
+    fn from(error: PrintfError) -> Self {
+        TraceOutputError::Printf(error)
+    }
+}
+
+/// Whether a probe is a function entry or return for flowindent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FlowKind {
+    None,
+    Entry,
+    Return,
+}
+
+/// The flowindent state carried from record to record.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FlowIndentState {
+    /// Current indentation in spaces.
+    pub indent: usize,
+    /// (EPID, probe id) of the previous record.
+    pub last_record: Option<(u32, u32)>,
+}
+
+/// Per-firing output of one consumer: header state, flowindent state and a cache of
+/// parsed formats.
+#[derive(Debug, Clone, Default)]
+pub struct TraceRenderer {
+    pub options: TraceOutputOptions,
+    header_printed: bool,
+    pub flow: FlowIndentState,
+    formats: HashMap<String, FormatString>,
+}
+
+/// Width of the function-and-name column of the record prefix.
+const PROBE_COLUMN_WIDTH: usize = 32;
+/// Width of the function column in flowindent mode.
+const FLOW_COLUMN_WIDTH: usize = 41;
+/// Width of strings traced in non-quiet mode (`"  %-33s"`).
+const TRACE_STRING_WIDTH: usize = 33;
+/// Width of symbol texts (`"  %-50s"`).
+const SYMBOL_WIDTH: usize = 50;
+
+impl TraceRenderer {
+    pub fn new(options: TraceOutputOptions) -> TraceRenderer {
+        TraceRenderer {
+            options,
+            ..TraceRenderer::default()
+        }
+    }
+
+    /// Starts a record: the header before the first record (unless quiet; flowindent
+    /// prints its own header even when quiet), then the record prefix.
+    pub fn begin_record(&mut self, out: &mut String, record: &RecordContext<'_>) {
+        if !self.header_printed {
+            self.header_printed = true;
+            if self.options.flowindent {
+                out.push_str(&format!("{:>3} {:<41}\n", "CPU", "FUNCTION"));
+            } else if !self.options.quiet {
+                out.push_str(&format!(
+                    "{:>3} {:>6} {:>32}\n",
+                    "CPU", "ID", "FUNCTION:NAME"
+                ));
+            }
+        }
+        if self.options.flowindent {
+            self.begin_flow_record(out, record);
+        } else if !self.options.quiet {
+            let name = format!("{}:{}", record.probe.function, record.probe.name);
+            out.push_str(&format!(
+                "{:>3} {:>6} {:>width$} ",
+                record.cpu,
+                record.probe_id,
+                name,
+                width = PROBE_COLUMN_WIDTH
+            ));
+        }
+    }
+
+    /// The flowindent prefix: indentation, ` -> `/` <- ` (` => `/` <= ` for syscalls)
+    /// and the function, or `| function:name` for other probes. A repeated firing of
+    /// the same probe from another clause neither indents nor unindents again.
+    fn begin_flow_record(&mut self, out: &mut String, record: &RecordContext<'_>) {
+        let probe = record.probe;
+        let mut kind = flow_kind(&probe.name);
+        if kind == FlowKind::Entry {
+            if let Some((last_epid, last_probe_id)) = self.flow.last_record {
+                if last_epid != record.epid && last_probe_id == record.probe_id {
+                    kind = FlowKind::None;
+                }
+            }
+        }
+        if kind == FlowKind::Return {
+            if let Some((next_epid, next_probe_id)) = record.next_record {
+                if next_epid != record.epid && next_probe_id == record.probe_id {
+                    kind = FlowKind::None;
+                }
+            }
+        }
+        let syscall = probe.provider == "syscall";
+        let marker = match kind {
+            FlowKind::Entry if syscall => " => ",
+            FlowKind::Entry => " -> ",
+            FlowKind::Return if syscall => " <= ",
+            FlowKind::Return => " <- ",
+            FlowKind::None => "| ",
+        };
+        if kind == FlowKind::Return {
+            self.flow.indent = self.flow.indent.saturating_sub(2);
+        }
+        let mut text = " ".repeat(self.flow.indent);
+        text.push_str(marker);
+        text.push_str(&probe.function);
+        if kind == FlowKind::None {
+            text.push(':');
+            text.push_str(&probe.name);
+        }
+        out.push_str(&format!(
+            "{:>3} {:<width$} ",
+            record.cpu,
+            text,
+            width = FLOW_COLUMN_WIDTH
+        ));
+        if kind == FlowKind::Entry {
+            self.flow.indent += 2;
+        }
+        self.flow.last_record = Some((record.epid, record.probe_id));
+    }
+
+    /// Ends a record: a newline unless quiet.
+    pub fn end_record(&mut self, out: &mut String) {
+        if !self.options.quiet {
+            out.push('\n');
+        }
+    }
+
+    /// Appends what an action prints by itself: `trace()`, `print()`, `tracemem()`,
+    /// `printf()`, and the stack and symbol actions. Other actions print nothing here.
+    pub fn render_action(
+        &mut self,
+        out: &mut String,
+        action: &Action,
+        values: &[RecordValue<'_>],
+        context: &PrintfContext<'_>,
+    ) -> Result<(), TraceOutputError> {
+        match &action.kind {
+            ActionKind::Trace | ActionKind::Print { .. } | ActionKind::RecordSymbolic => {
+                for value in values {
+                    self.render_trace_value(out, value, context);
+                }
+            }
+            ActionKind::TraceMemory => {
+                if let Some(RecordValue::Bytes(bytes)) = values.first() {
+                    // A dynamic size of 0, or one beyond the recorded bytes, prints them all.
+                    let limit = values
+                        .get(1)
+                        .and_then(RecordValue::as_i64)
+                        .map(|size| size as u64 as usize)
+                        .filter(|&size| size != 0 && size < bytes.len())
+                        .unwrap_or(bytes.len());
+                    render_bytes(
+                        out,
+                        &bytes[..limit],
+                        TRACE_STRING_WIDTH,
+                        self.options.quiet,
+                        true,
+                    );
+                }
+            }
+            ActionKind::Printf { format } => {
+                let parsed = self.parsed_format(format)?;
+                format_printf(out, parsed, values, context)?;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The formatted string of a `system()` or `freopen()` action (None for other
+    /// actions), for the session to run or open.
+    pub fn format_action_string(
+        &mut self,
+        action: &Action,
+        values: &[RecordValue<'_>],
+        context: &PrintfContext<'_>,
+    ) -> Result<Option<String>, TraceOutputError> {
+        let (ActionKind::System { format } | ActionKind::Freopen { format }) = &action.kind else {
+            return Ok(None);
+        };
+        let parsed = self.parsed_format(format)?;
+        let mut text = String::new();
+        format_printf(&mut text, parsed, values, context)?;
+        Ok(Some(text))
+    }
+
+    /// The parsed form of a format, parsed once per distinct string.
+    pub fn parsed_format(&mut self, format: &str) -> Result<&FormatString, TraceOutputError> {
+        if !self.formats.contains_key(format) {
+            let parsed = FormatString::parse(format).map_err(TraceOutputError::Format)?;
+            self.formats.insert(format.to_string(), parsed);
+        }
+        Ok(&self.formats[format])
+    }
+
+    /// One traced value in its default format.
+    pub fn render_trace_value(
+        &self,
+        out: &mut String,
+        value: &RecordValue<'_>,
+        context: &PrintfContext<'_>,
+    ) {
+        let quiet = self.options.quiet;
+        let resolver = context.resolver;
+        let plain = CFormatSpec::default();
+        match *value {
+            RecordValue::Integer { bits, size, signed } => {
+                render_trace_integer(out, bits, size, signed, quiet)
+            }
+            RecordValue::Pointer(address) => render_trace_integer(out, address, 8, false, quiet),
+            RecordValue::String(bytes) => {
+                if quiet {
+                    out.push_str(&String::from_utf8_lossy(bytes));
+                } else {
+                    out.push_str("  ");
+                    let spec = CFormatSpec {
+                        left_justify: true,
+                        width: TRACE_STRING_WIDTH,
+                        ..CFormatSpec::default()
+                    };
+                    format_bytes_as_string(out, &spec, bytes);
+                }
+            }
+            RecordValue::Bytes(bytes) => render_bytes(
+                out,
+                bytes,
+                TRACE_STRING_WIDTH,
+                quiet,
+                self.options.raw_bytes,
+            ),
+            RecordValue::KernelStack(frames) => {
+                render_kernel_stack(out, resolver, &frames, self.options.stack_indent, &plain)
+            }
+            RecordValue::UserStack { pid, frames } => render_user_stack(
+                out,
+                resolver,
+                pid,
+                &frames,
+                self.options.stack_indent,
+                &plain,
+            ),
+            RecordValue::KernelSymbol { address, format } => {
+                let text = match format {
+                    SymbolFormat::Module => kernel_module_text(resolver, address),
+                    _ => kernel_symbol_text(resolver, address),
+                };
+                out.push_str(&format!("  {:<width$}", text, width = SYMBOL_WIDTH));
+            }
+            RecordValue::UserSymbol {
+                pid,
+                address,
+                format,
+            } => {
+                let text = match format {
+                    SymbolFormat::Symbol => user_symbol_text(resolver, pid, address),
+                    SymbolFormat::SymbolWithOffset => user_address_text(resolver, pid, address),
+                    SymbolFormat::Module => user_module_text(resolver, pid, address),
+                };
+                out.push_str(&format!("  {:<width$}", text, width = SYMBOL_WIDTH));
+            }
+        }
+    }
+}
+
+/// Flow kind from the probe name: `entry` or `*-entry`, `return` or `*-return` (so that
+/// names like `carpentry` do not count).
+fn flow_kind(name: &str) -> FlowKind {
+    let matches = |suffix: &str| {
+        name == suffix
+            || name
+                .strip_suffix(suffix)
+                .is_some_and(|rest| rest.ends_with('-'))
+    };
+    if matches("entry") {
+        FlowKind::Entry
+    } else if matches("return") {
+        FlowKind::Return
+    } else {
+        FlowKind::None
+    }
+}
+
+/// A traced integer in the Linux 2.x formats: signed `" %19ld"`, `" %10d"`, `" %5hd"`,
+/// `" %3hhd"`; unsigned `" %20lu"`, `" %10u"`, `" %5hu"`, `" %3hhu"`; bare when quiet.
+fn render_trace_integer(out: &mut String, bits: u64, size: u32, signed: bool, quiet: bool) {
+    let text = if signed {
+        sign_extend(bits, size).to_string()
+    } else {
+        bits.to_string()
+    };
+    if quiet {
+        out.push_str(&text);
+        return;
+    }
+    let width = match (size, signed) {
+        (8, true) => 19,
+        (8, false) => 20,
+        (4, _) => 10,
+        (2, _) => 5,
+        _ => 3,
+    };
+    out.push_str(&format!(" {:>width$}", text, width = width));
+}
+
+/// DTrace's `dt_print_bytes`: bytes that are printable characters followed only by NULs
+/// print as a string (`"  %-Ns"`, or bare when quiet); printable bytes without a NUL
+/// print as `"  %-Ns"` even when quiet; anything else (or `force_raw`, for `tracemem()`
+/// and `rawbytes`) prints as a hex dump, 16 bytes per line.
+pub fn render_bytes(out: &mut String, bytes: &[u8], width: usize, quiet: bool, force_raw: bool) {
+    if bytes.is_empty() {
+        return;
+    }
+    let spec = CFormatSpec {
+        left_justify: true,
+        width,
+        ..CFormatSpec::default()
+    };
+    if !force_raw {
+        match bytes.iter().position(|&byte| !is_printable(byte)) {
+            None => {
+                out.push_str("  ");
+                format_bytes_as_string(out, &spec, bytes);
+                return;
+            }
+            Some(end) if end > 0 && bytes[end] == 0 && bytes[end..].iter().all(|&b| b == 0) => {
+                if quiet {
+                    out.push_str(&String::from_utf8_lossy(&bytes[..end]));
+                } else {
+                    out.push_str("  ");
+                    format_bytes_as_string(out, &spec, &bytes[..end]);
+                }
+                return;
+            }
+            Some(_) => {}
+        }
+    }
+    render_hex_dump(out, bytes);
+}
+
+/// The hex dump: an empty line, the column header, then per 16 bytes the offset, the
+/// bytes in hex and the bytes as characters (`.` outside `' '`..`'~'`).
+pub fn render_hex_dump(out: &mut String, bytes: &[u8]) {
+    out.push_str("\n           ");
+    for digit in "0123456789abcdef".chars() {
+        out.push_str("  ");
+        out.push(digit);
+    }
+    out.push_str("  0123456789abcdef\n");
+    for (line, chunk) in bytes.chunks(16).enumerate() {
+        out.push_str(&format!("     {:>5x}:", line * 16));
+        for byte in chunk {
+            out.push_str(&format!(" {:02x}", byte));
+        }
+        for _ in chunk.len()..16 {
+            out.push_str("   ");
+        }
+        out.push_str("  ");
+        for &byte in chunk {
+            out.push(if (b' '..=b'~').contains(&byte) {
+                char::from(byte)
+            } else {
+                '.'
+            });
+        }
+        out.push('\n');
+    }
+}
