@@ -1,1 +1,5 @@
-//! DIF → eBPF translation and the thin bpf(2)/perf_event_open(2) layer (kernel engine; not yet built).
+//! The kernel engine: eBPF encoding (`ebpf`) and the thin bpf(2)/perf_event_open(2) layer
+//! (`sys`); DIF → eBPF translation will build on both.
+
+pub mod ebpf;
+pub mod sys;

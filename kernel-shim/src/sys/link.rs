@@ -1,0 +1,103 @@
+//! BPF links: the attachment of a program to a perf event, raw tracepoint or BTF target.
+//! Closing the link's descriptor detaches the program, so a killed consumer leaves nothing
+//! attached.
+
+use std::ffi::CString;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
+
+use super::abi::{LinkCreateAttr, RawTracepointOpenAttr, BPF_LINK_CREATE, BPF_RAW_TRACEPOINT_OPEN};
+use super::error::SysError;
+use super::program::{AttachType, ProgFd};
+use super::syscall::bpf_fd;
+
+/// An owned BPF link descriptor; dropping it detaches the program.
+#[derive(Debug)]
+pub struct LinkFd {
+    fd: OwnedFd,
+}
+
+impl LinkFd {
+    pub fn raw_fd(&self) -> i32 {
+        self.fd.as_raw_fd()
+    }
+}
+
+impl AsFd for LinkFd {
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        self.fd.as_fd()
+    }
+}
+
+/// Attaches `program` to `target` (for `AttachType::PerfEvent`, a perf event descriptor)
+/// with no cookie.
+pub fn bpf_link_create(
+    program: &ProgFd,
+    target: BorrowedFd<'_>,
+    attach_type: AttachType,
+) -> Result<LinkFd, SysError> {
+    link_create(program, target.as_raw_fd() as u32, attach_type, 0)
+}
+
+/// Attaches `program` to a perf event with a cookie the program reads back with
+/// `bpf_get_attach_cookie`, so that one program can serve many probes.
+pub fn bpf_link_create_perf_event(
+    program: &ProgFd,
+    perf_event: BorrowedFd<'_>,
+    cookie: u64,
+) -> Result<LinkFd, SysError> {
+    link_create(
+        program,
+        perf_event.as_raw_fd() as u32,
+        AttachType::PerfEvent,
+        cookie,
+    )
+}
+
+fn link_create(
+    program: &ProgFd,
+    target_fd: u32,
+    attach_type: AttachType,
+    cookie: u64,
+) -> Result<LinkFd, SysError> {
+    let mut attr = LinkCreateAttr {
+        prog_fd: program.raw_fd() as u32,
+        target_fd,
+        attach_type: attach_type.number(),
+        bpf_cookie: cookie,
+        ..LinkCreateAttr::default()
+    };
+    // SAFETY: the attribute holds no pointers.
+    let fd = unsafe {
+        bpf_fd(BPF_LINK_CREATE, &mut attr, || {
+            format!(
+                "attaching {} program to descriptor {target_fd} as {attach_type:?}",
+                program.program_type()
+            )
+        })?
+    };
+    Ok(LinkFd { fd })
+}
+
+/// Attaches a raw tracepoint program to the raw tracepoint `name` (e.g. `sys_enter`).
+pub fn bpf_raw_tracepoint_open(name: &str, program: &ProgFd) -> Result<LinkFd, SysError> {
+    let attempted = || {
+        format!(
+            "attaching {} program to raw tracepoint {name:?}",
+            program.program_type()
+        )
+    };
+    let name_c =
+        CString::new(name).map_err(|_| SysError::invalid(attempted(), "name contains NUL"))?;
+    let mut attr = RawTracepointOpenAttr {
+        name: name_c.as_ptr() as u64,
+        prog_fd: program.raw_fd() as u32,
+        ..RawTracepointOpenAttr::default()
+    };
+    // SAFETY: `name` points to a NUL-terminated string that outlives the call.
+    let fd = unsafe {
+        bpf_fd(BPF_RAW_TRACEPOINT_OPEN, &mut attr, || {
+            format!("of {name:?}")
+        })?
+    };
+    Ok(LinkFd { fd })
+}
