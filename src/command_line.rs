@@ -2,65 +2,7 @@
 //! program-specifying and option-setting arguments as dtrace(1) does.
 
 use clap::{Arg, ArgAction, ArgMatches, Command};
-
-/// What kind of program text an argument supplies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ProgramKind {
-    /// `-s file`.
-    Script,
-    /// `-n spec`: described by name.
-    Name,
-    /// `-P spec`: described by provider.
-    Provider,
-    /// `-m spec`: described by module.
-    Module,
-    /// `-f spec`: described by function.
-    Function,
-    /// `-i spec`: described by probe id.
-    ProbeId,
-}
-
-/// One program argument, in command-line order.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProgramArgument {
-    pub kind: ProgramKind,
-    /// The script path for `-s`, else the probe specifier text.
-    pub text: String,
-}
-
-/// The mode dtrace runs in (only one of -G -h -l -V).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    Execute,
-    List,
-    Version,
-    GenerateElf,
-    GenerateHeader,
-}
-
-/// The parsed command line.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CommandLine {
-    pub mode: Mode,
-    pub programs: Vec<ProgramArgument>,
-    /// Option settings in command-line order: (name, value). Shorthand flags (`-q`, `-b`,
-    /// `-w`, `-F`, `-Z`, `-C`, `-S`, `-D`, `-U`, `-I`, `-X`) appear here as the options
-    /// they stand for.
-    pub options: Vec<(String, Option<String>)>,
-    /// How each option was spelled on the command line, for error messages
-    /// (`failed to set -x NAME`, `failed to set -b SIZE`, …).
-    pub option_spellings: Vec<String>,
-    /// Operands after the options: `$1`, `$2`, …
-    pub operands: Vec<String>,
-    pub commands: Vec<String>,
-    pub grab_pids: Vec<String>,
-    pub output_file: Option<String>,
-    pub compile_only: bool,
-    pub verbose: bool,
-    pub anonymous_claim: bool,
-    pub anonymous_conf: bool,
-    pub data_model: Option<u32>,
-}
+use consumer::invocation::{Invocation, Mode, OptionSetting, ProgramArgument, ProgramKind};
 
 /// Why the command line was refused; the caller prints the message and the usage text
 /// (when `show_usage`) and exits with status 2.
@@ -182,7 +124,7 @@ fn command() -> Command {
 }
 
 /// Parses `args` (without argv[0]).
-pub fn parse_command_line(args: &[String]) -> Result<CommandLine, UsageError> {
+pub fn parse_command_line(args: &[String]) -> Result<Invocation, UsageError> {
     if args.is_empty() {
         return Err(UsageError { message: None, show_usage: true });
     }
@@ -213,11 +155,11 @@ pub fn parse_command_line(args: &[String]) -> Result<CommandLine, UsageError> {
     })?;
     if data_model == Some(32) {
         return Err(UsageError {
-            message: Some("the 32-bit data model is not supported on this system".to_string()),
+            message: Some("the 32-bit data model (-32) is not supported on this system".to_string()),
             show_usage: false,
         });
     }
-    build_command_line(&matches, data_model)
+    build_command_line(&matches)
 }
 
 /// Turns clap's error into getopt-style text (`illegal option -- z`, `option requires an
@@ -253,7 +195,7 @@ fn describe_clap_error(error: &clap::Error, args: &[String]) -> String {
     }
 }
 
-fn build_command_line(matches: &ArgMatches, data_model: Option<u32>) -> Result<CommandLine, UsageError> {
+fn build_command_line(matches: &ArgMatches) -> Result<Invocation, UsageError> {
     // Collect every value-carrying occurrence with its index so program and option
     // arguments keep their command-line order.
     let mut ordered: Vec<(usize, char, String)> = Vec::new();
@@ -302,20 +244,17 @@ fn build_command_line(matches: &ArgMatches, data_model: Option<u32>) -> Result<C
         Mode::Execute
     };
 
-    let mut line = CommandLine {
+    let mut line = Invocation {
         mode,
         programs: Vec::new(),
         options: Vec::new(),
-        option_spellings: Vec::new(),
         operands: matches.get_many::<String>("operands").map(|v| v.cloned().collect()).unwrap_or_default(),
         commands: Vec::new(),
         grab_pids: Vec::new(),
         output_file: None,
         compile_only: flag('e'),
         verbose: flag('v'),
-        anonymous_claim: flag('a'),
-        anonymous_conf: flag('A'),
-        data_model,
+        anonymous: flag('a') || flag('A'),
     };
     for (_, letter, value) in ordered {
         let program = |kind| ProgramArgument { kind, text: value.clone() };
@@ -334,8 +273,7 @@ fn build_command_line(matches: &ArgMatches, data_model: Option<u32>) -> Result<C
                     Some((name, v)) => (name.to_string(), Some(v.to_string())),
                     None => (value.clone(), None),
                 };
-                line.option_spellings.push(format!("-x {value}"));
-                line.options.push((name, option_value));
+                line.options.push(OptionSetting::Extended { name, value: option_value });
             }
             _ => {
                 let option = VALUE_FLAGS
@@ -347,9 +285,8 @@ fn build_command_line(matches: &ArgMatches, data_model: Option<u32>) -> Result<C
                 if option.is_empty() {
                     continue;
                 }
-                let spelled = if value.is_empty() { format!("-{letter}") } else { format!("-{letter} {value}") };
-                line.option_spellings.push(spelled);
-                line.options.push((option.to_string(), if value.is_empty() { None } else { Some(value) }));
+                let value = if value.is_empty() { None } else { Some(value) };
+                line.options.push(OptionSetting::Shorthand { flag: letter, value });
             }
         }
     }
@@ -360,7 +297,7 @@ fn build_command_line(matches: &ArgMatches, data_model: Option<u32>) -> Result<C
 mod tests {
     use super::*;
 
-    fn parse(args: &[&str]) -> Result<CommandLine, UsageError> {
+    fn parse(args: &[&str]) -> Result<Invocation, UsageError> {
         parse_command_line(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>())
     }
 
@@ -378,7 +315,10 @@ mod tests {
         assert_eq!(line.operands, vec!["42", "foo"]);
         assert_eq!(
             line.options,
-            vec![("quiet".to_string(), None), ("strsize".to_string(), Some("64".to_string()))]
+            vec![
+                OptionSetting::Shorthand { flag: 'q', value: None },
+                OptionSetting::Extended { name: "strsize".into(), value: Some("64".into()) },
+            ]
         );
     }
 
@@ -390,10 +330,10 @@ mod tests {
         assert_eq!(
             line.options,
             vec![
-                ("quiet".to_string(), None),
-                ("zdefs".to_string(), None),
-                ("bufsize".to_string(), Some("8m".to_string())),
-                ("engine".to_string(), Some("vm".to_string())),
+                OptionSetting::Shorthand { flag: 'q', value: None },
+                OptionSetting::Shorthand { flag: 'Z', value: None },
+                OptionSetting::Shorthand { flag: 'b', value: Some("8m".into()) },
+                OptionSetting::Extended { name: "engine".into(), value: Some("vm".into()) },
             ]
         );
     }
@@ -408,7 +348,7 @@ mod tests {
             Some("only one of the [-GhlV] options can be specified at a time")
         );
         assert_eq!(parse(&["-33"]).unwrap_err().message.as_deref(), Some("illegal option -- 33"));
-        assert_eq!(parse(&["-64", "-V"]).unwrap().data_model, Some(64));
+        assert_eq!(parse(&["-64", "-V"]).unwrap().mode, Mode::Version);
     }
 
     #[test]

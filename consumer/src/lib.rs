@@ -1,7 +1,13 @@
 //! The consumer: session, record decoding, formatting, aggregations, speculations.
 pub mod aggregation_output;
+pub mod catalog;
+pub mod engine;
+pub mod invocation;
 pub mod messages;
 pub mod options;
 pub mod printf;
 pub mod record;
+pub mod session;
+pub mod signals;
 pub mod trace_output;
+pub mod vm_context;

@@ -777,6 +777,12 @@ option_table! {
     Verbose "verbose" CompileTime OptionKind::Flag, NONE, Allowed;
     Version "version" CompileTime OptionKind::Version, NONE, Allowed;
     Zdefs "zdefs" CompileTime OptionKind::Flag, NONE, Allowed;
+
+    // Extensions of this implementation, after the reference's options.
+    // Our own: which engine runs the probes. `kernel` translates DIF to eBPF; `vm` runs
+    // the dtrace provider's probes on the reference interpreter without privileges;
+    // `auto` picks `vm` when every enabled probe belongs to the dtrace provider.
+    Engine "engine" Runtime OptionKind::Words(&["auto", "kernel", "vm"]), OptionDefault::Word("auto"), Allowed;
 }
 
 impl DtraceOption {

@@ -238,7 +238,8 @@ pub fn decode_slot<'a>(slot: &RecordSlot, data: &'a [u8]) -> Result<RecordValue<
 }
 
 /// Decodes every recorded value of a statement's record: one list per action, holding
-/// the values that have slots, in order.
+/// the values that have slots, in order. Aggregating actions record nothing in the
+/// principal buffer (their slots lie in the aggregation key), so their lists are empty.
 pub fn decode_record<'a>(
     statement: &Statement,
     data: &'a [u8],
@@ -247,6 +248,9 @@ pub fn decode_record<'a>(
         .actions
         .iter()
         .map(|action| {
+            if matches!(action.kind, difvm::object::ActionKind::Aggregate { .. }) {
+                return Ok(Vec::new());
+            }
             action
                 .values
                 .iter()

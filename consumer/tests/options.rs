@@ -774,6 +774,8 @@ fn table_matches_the_reference() {
         (runtime, OptionClass::Runtime),
         (dynamic, OptionClass::DynamicRuntime),
         (compile_time, OptionClass::CompileTime),
+        // Options of this implementation that DTrace does not have.
+        ("engine", OptionClass::Runtime),
     ] {
         expected.extend(
             names

@@ -3,8 +3,13 @@
 //! is given.
 
 pub mod ast;
+pub mod cg;
+pub mod compile;
 pub mod diagnostics;
 pub mod format;
 pub mod lex;
 pub mod parse;
+pub mod probes;
 pub mod report;
+pub mod sema;
+pub mod types;

@@ -273,3 +273,98 @@ fn mutated_programs_never_panic() {
         );
     }
 }
+
+/// The probes the semantic pass matches mutated descriptions against: the dtrace
+/// provider and a few syscall and profile probes with typed arguments.
+fn fuzz_catalog() -> dlang::probes::ListCatalog {
+    let probe = |id: u32, provider: &str, function: &str, name: &str, arguments: &[&str]| {
+        dlang::probes::ProbeInfo {
+            id,
+            description: difvm::object::ProbeDescription {
+                provider: provider.to_string(),
+                module: "vmlinux".to_string(),
+                function: function.to_string(),
+                name: name.to_string(),
+            },
+            argument_types: arguments
+                .iter()
+                .map(|argument| argument.to_string())
+                .collect(),
+        }
+    };
+    dlang::probes::ListCatalog::with_dtrace_provider(vec![
+        probe(4, "syscall", "read", "entry", &["int", "char *", "size_t"]),
+        probe(5, "syscall", "read", "return", &["ssize_t"]),
+        probe(
+            6,
+            "syscall",
+            "write",
+            "entry",
+            &["int", "const char *", "size_t"],
+        ),
+        probe(7, "profile", "", "tick-1s", &[]),
+        probe(8, "profile", "", "profile-997", &[]),
+        probe(9, "fbt", "vfs_read", "entry", &[]),
+        probe(10, "pid1234", "malloc", "entry", &[]),
+    ])
+}
+
+/// The same mutated programs as [`mutated_programs_never_panic`], through the whole
+/// compiler (parse, semantic analysis, code generation): nothing may panic, every
+/// error must point inside its program, and every program that compiles must pass the
+/// DIF verifier.
+#[test]
+fn mutated_programs_compile_or_fail_cleanly() {
+    use dlang::compile::{compile, CompileOptions, ProgramSource};
+    let catalog = fuzz_catalog();
+    let options = CompileOptions {
+        macro_arguments: vec!["dtrace".to_string(), "1".to_string(), "read".to_string()],
+        argument_references: true,
+        macro_variables: dlang::compile::MacroVariables {
+            target: 1234,
+            ..Default::default()
+        },
+        ..CompileOptions::default()
+    };
+    let origins = [
+        None,
+        Some(ProbeSpecifierOption::Name),
+        Some(ProbeSpecifierOption::Function),
+        Some(ProbeSpecifierOption::Identifier),
+    ];
+    let mut random = XorShift(0x9e37_79b9_7f4a_7c15);
+    let mut compiled = 0;
+    for _ in 0..100_000 {
+        let mut text = CORPUS[random.below(CORPUS.len())].to_string();
+        for _ in 0..1 + random.below(4) {
+            text = if random.below(2) == 0 {
+                mutate_tokens(&mut random, &text)
+            } else {
+                mutate_bytes(&mut random, &text)
+            };
+        }
+        let source = match origins[random.below(origins.len())] {
+            None => ProgramSource::script("fuzz.d", &text),
+            Some(option) => ProgramSource::command_line(option, &text),
+        };
+        match compile(std::slice::from_ref(&source), &options, &catalog) {
+            Ok(compilation) => {
+                compiled += 1;
+                if let Err(errors) = difvm::verify::verify_program(&compilation.program) {
+                    panic!("verifier rejected the compiled program {text:?}: {errors:?}");
+                }
+                let _ = dlang::compile::dif_listing(&compilation.program);
+            }
+            Err(error) => {
+                if let Some(span) = &error.diagnostic.span {
+                    assert!(
+                        span.start <= span.end && span.end <= text.len(),
+                        "span {span:?} out of {text:?}"
+                    );
+                }
+                let _ = error.message("dtrace", std::slice::from_ref(&source), true);
+            }
+        }
+    }
+    assert!(compiled > 1000, "only {compiled} mutated programs compiled");
+}

@@ -1,0 +1,85 @@
+//! The probe catalog the compiler matches descriptions against, backed by the providers'
+//! registry of this machine's real probes.
+
+use std::cell::RefCell;
+
+use difvm::object::ProbeDescription;
+use dlang::probes::{ProbeCatalog, ProbeInfo};
+use providers::registry::ProbeRegistry;
+
+/// Adapts [`ProbeRegistry`] (which enumerates lazily and so needs `&mut`) to the
+/// compiler's read-only [`ProbeCatalog`].
+pub struct RegistryCatalog {
+    registry: RefCell<ProbeRegistry>,
+    /// The first provider error met while matching (an unreadable process, a bad pid
+    /// probe offset); the session reports it after compiling.
+    first_error: RefCell<Option<String>>,
+}
+
+impl RegistryCatalog {
+    /// A catalog of every provider of this machine.
+    pub fn for_this_machine() -> RegistryCatalog {
+        RegistryCatalog::new(ProbeRegistry::for_this_machine())
+    }
+
+    pub fn new(registry: ProbeRegistry) -> RegistryCatalog {
+        RegistryCatalog { registry: RefCell::new(registry), first_error: RefCell::new(None) }
+    }
+
+    /// The registry, for attaching and listing after compilation.
+    pub fn into_registry(self) -> ProbeRegistry {
+        self.registry.into_inner()
+    }
+
+    /// The first provider error met while matching, if any.
+    pub fn take_error(&self) -> Option<String> {
+        self.first_error.borrow_mut().take()
+    }
+
+    fn note_error(&self, message: String) {
+        let mut first = self.first_error.borrow_mut();
+        if first.is_none() {
+            *first = Some(message);
+        }
+    }
+}
+
+impl ProbeCatalog for RegistryCatalog {
+    fn matching(&self, description: &ProbeDescription) -> Vec<ProbeInfo> {
+        let mut registry = self.registry.borrow_mut();
+        let ids = match registry.matching(description) {
+            Ok(ids) => ids,
+            Err(error) => {
+                drop(registry);
+                self.note_error(error.to_string());
+                return Vec::new();
+            }
+        };
+        ids.into_iter()
+            .filter_map(|id| registry.probe(id))
+            .map(|entry| ProbeInfo {
+                id: entry.id,
+                description: entry.description.clone(),
+                argument_types: entry.argument_types.clone(),
+            })
+            .collect()
+    }
+
+    fn probe_by_id(&self, id: u32) -> Option<ProbeInfo> {
+        let mut registry = self.registry.borrow_mut();
+        match registry.probe_by_id(id) {
+            Ok(Some(entry)) => Some(ProbeInfo {
+                id: entry.id,
+                description: entry.description.clone(),
+                argument_types: entry.argument_types.clone(),
+            }),
+            Ok(None) => None,
+            Err(error) => {
+                let message = error.to_string();
+                drop(registry);
+                self.note_error(message);
+                None
+            }
+        }
+    }
+}

@@ -1,0 +1,256 @@
+//! DIF for stores: assignment and `++`/`--` to variables (`stgs`, `stts`, `stls`),
+//! associative-array elements (`stgaa`, `sttaa` with the keys on the tuple stack),
+//! memory (`stb`…`stx`, `copys` for by-reference objects) and bit-fields.
+
+use difvm::isa::Opcode;
+
+use super::builder::Access;
+use super::expressions::{load_opcode, need, sequence_need};
+use super::{DifoGenerator, Held};
+use crate::diagnostics::{Diagnostic, ErrorTag};
+use crate::sema::ir::{AddressSpace, LValue, TypedExpr, VariableId};
+
+/// Registers preparing and storing to `target` needs besides the stored value.
+pub(super) fn target_need(target: &LValue) -> usize {
+    match target {
+        LValue::Variable(_) => 0,
+        LValue::AssociativeElement { keys, .. } => sequence_need(keys.iter()).max(1),
+        LValue::Memory { address, .. } => need(address),
+        LValue::MemoryCopy { address, .. } => need(address) + 1,
+        LValue::BitField { address, .. } => need(address) + 3,
+    }
+}
+
+/// A target whose address (if any) has been computed.
+enum Prepared<'e> {
+    Variable(VariableId),
+    /// Keys are evaluated at each access.
+    Associative {
+        variable: VariableId,
+        keys: &'e [TypedExpr],
+    },
+    Memory {
+        address: Held,
+        size: u32,
+    },
+    MemoryCopy {
+        address: Held,
+        size: u32,
+    },
+    BitField {
+        address: Held,
+        unit_size: u32,
+        shift: u32,
+        width: u32,
+    },
+}
+
+impl DifoGenerator<'_> {
+    /// `target = value`; the value stays in the returned register.
+    pub(super) fn assign(&mut self, target: &LValue, value: &TypedExpr) -> Result<u8, Diagnostic> {
+        let register = self.expression(value)?;
+        let mut held = [Held::Register(register)];
+        self.make_room(&mut held, target_need(target))?;
+        let prepared = self.prepare(target)?;
+        let register = self.reload(held[0])?;
+        self.store(prepared, register)?;
+        Ok(register)
+    }
+
+    /// `target += delta`, giving the old value when `postfix`, else the new one.
+    pub(super) fn increment(
+        &mut self,
+        target: &LValue,
+        delta: i64,
+        postfix: bool,
+    ) -> Result<u8, Diagnostic> {
+        let mut prepared = self.prepare(target)?;
+        let old = self.load(&mut prepared)?;
+        let new = self.builder.allocate()?;
+        self.builder.set_integer(delta as u64, new)?;
+        self.builder.emit_registers(Opcode::Add, old, new, new);
+        let mut held = [Held::Register(old), Held::Register(new)];
+        self.make_room(&mut held[..1], target_need(target) + 1)?;
+        let new = self.reload(held[1])?;
+        self.store(prepared, new)?;
+        if postfix {
+            self.builder.release(new);
+            self.reload(held[0])
+        } else {
+            let old = self.reload(held[0])?;
+            self.builder.release(old);
+            Ok(new)
+        }
+    }
+
+    fn prepare<'e>(&mut self, target: &'e LValue) -> Result<Prepared<'e>, Diagnostic> {
+        Ok(match target {
+            LValue::Variable(id) => Prepared::Variable(*id),
+            LValue::AssociativeElement { variable, keys } => Prepared::Associative {
+                variable: *variable,
+                keys,
+            },
+            LValue::Memory { address, size } => Prepared::Memory {
+                address: Held::Register(self.expression(address)?),
+                size: *size,
+            },
+            LValue::MemoryCopy { address, size } => Prepared::MemoryCopy {
+                address: Held::Register(self.expression(address)?),
+                size: *size,
+            },
+            LValue::BitField {
+                address,
+                unit_size,
+                shift,
+                width,
+            } => Prepared::BitField {
+                address: Held::Register(self.expression(address)?),
+                unit_size: *unit_size,
+                shift: *shift,
+                width: *width,
+            },
+        })
+    }
+
+    /// Reads the current value of a prepared target into a new register.
+    fn load(&mut self, prepared: &mut Prepared) -> Result<u8, Diagnostic> {
+        match prepared {
+            Prepared::Variable(id) => {
+                let access = self.reference(*id, Access::Read)?;
+                let register = self.builder.allocate()?;
+                self.builder.emit_indexed(access.load, access.id, register);
+                Ok(register)
+            }
+            Prepared::Associative { variable, keys } => {
+                let held = self.evaluate_all(keys)?;
+                self.push_tuple(keys, held)?;
+                let access = self.reference(*variable, Access::Read)?;
+                let register = self.builder.allocate()?;
+                self.builder.emit_indexed(access.load, access.id, register);
+                Ok(register)
+            }
+            Prepared::Memory { address, size } => {
+                let base = self.reload(*address)?;
+                *address = Held::Register(base);
+                let register = self.builder.allocate()?;
+                self.builder.emit_registers(
+                    load_opcode(*size, false, AddressSpace::Kernel),
+                    base,
+                    0,
+                    register,
+                );
+                Ok(register)
+            }
+            Prepared::BitField {
+                address,
+                unit_size,
+                shift,
+                width,
+            } => {
+                let base = self.reload(*address)?;
+                *address = Held::Register(base);
+                let register = self.builder.allocate()?;
+                self.builder.emit_registers(
+                    load_opcode(*unit_size, false, AddressSpace::Kernel),
+                    base,
+                    0,
+                    register,
+                );
+                self.extract_bits(register, *shift, *width, false)?;
+                Ok(register)
+            }
+            Prepared::MemoryCopy { .. } => Err(Diagnostic::without_span(
+                ErrorTag::D_UNKNOWN,
+                "a by-reference object cannot be read as a scalar",
+            )),
+        }
+    }
+
+    /// Stores `value` into a prepared target (`value` stays allocated).
+    fn store(&mut self, prepared: Prepared, value: u8) -> Result<(), Diagnostic> {
+        match prepared {
+            Prepared::Variable(id) => {
+                let access = self.reference(id, Access::Write)?;
+                let store = access.store.ok_or_else(read_only)?;
+                self.builder.emit_indexed(store, access.id, value);
+            }
+            Prepared::Associative { variable, keys } => {
+                let mut held = [Held::Register(value)];
+                self.make_room(&mut held, sequence_need(keys.iter()).max(1))?;
+                let keys_held = self.evaluate_all(keys)?;
+                self.push_tuple(keys, keys_held)?;
+                let value = self.reload(held[0])?;
+                let access = self.reference(variable, Access::Write)?;
+                let store = access.store.ok_or_else(read_only)?;
+                self.builder.emit_indexed(store, access.id, value);
+            }
+            Prepared::Memory { address, size } => {
+                let base = self.reload(address)?;
+                let op = match size {
+                    1 => Opcode::Stb,
+                    2 => Opcode::Sth,
+                    4 => Opcode::Stw,
+                    _ => Opcode::Stx,
+                };
+                self.builder.emit_registers(op, value, 0, base);
+                self.builder.release(base);
+            }
+            Prepared::MemoryCopy { address, size } => {
+                let base = self.reload(address)?;
+                let count = self.builder.allocate()?;
+                self.builder.set_integer(u64::from(size), count)?;
+                self.builder
+                    .emit_registers(Opcode::Copys, value, count, base);
+                self.builder.release(count);
+                self.builder.release(base);
+            }
+            Prepared::BitField {
+                address,
+                unit_size,
+                shift,
+                width,
+            } => {
+                let base = self.reload(address)?;
+                let unit = self.builder.allocate()?;
+                let mask = self.builder.allocate()?;
+                let field = self.builder.allocate()?;
+                let low_mask = if width >= 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << width) - 1
+                };
+                self.builder.emit_registers(
+                    load_opcode(unit_size, false, AddressSpace::Kernel),
+                    base,
+                    0,
+                    unit,
+                );
+                self.builder.set_integer(!(low_mask << shift), mask)?;
+                self.builder.emit_registers(Opcode::And, unit, mask, unit);
+                self.builder.set_integer(low_mask, mask)?;
+                self.builder.emit_registers(Opcode::And, value, mask, field);
+                self.builder.set_integer(u64::from(shift), mask)?;
+                self.builder.emit_registers(Opcode::Sll, field, mask, field);
+                self.builder.emit_registers(Opcode::Or, unit, field, unit);
+                let op = match unit_size {
+                    1 => Opcode::Stb,
+                    2 => Opcode::Sth,
+                    4 => Opcode::Stw,
+                    _ => Opcode::Stx,
+                };
+                self.builder.emit_registers(op, unit, 0, base);
+                for register in [field, mask, unit, base] {
+                    self.builder.release(register);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn read_only() -> Diagnostic {
+    Diagnostic::without_span(
+        ErrorTag::D_OP_WRITE,
+        "operator = can only be applied to a writable variable",
+    )
+}

@@ -1,0 +1,207 @@
+//! The public entry point of the D compiler.
+//!
+//! ```text
+//! compile(programs: &[ProgramSource], options: &CompileOptions, catalog: &dyn ProbeCatalog)
+//!     -> Result<Compilation, CompileError>
+//! ```
+//!
+//! Programs (one per `-s` script or `-n/-P/-m/-f/-i` argument) are compiled in order
+//! into one [`CompiledProgram`]: they share variables, aggregations and types, and a
+//! later program sees what earlier ones declared. Each is parsed right before it is
+//! analyzed, so type names declared by earlier programs are recognised. Probe
+//! descriptions are matched against `catalog`; [`Compilation::matched_probes`] gives,
+//! per program, the number of probes its descriptions matched (the CLI prints
+//! `dtrace: description 'X' matched N probes`). `#pragma D option` settings are passed
+//! through in [`CompiledProgram::options`].
+//!
+//! On failure, [`CompileError`] says which program failed, with its diagnostic and line
+//! map, so the CLI can print `failed to compile script X: …` or `invalid probe
+//! specifier Y: …` ([`CompileError::message`]).
+//!
+//! [`dif_listing`] gives the `-S` listing of a compiled program, and [`is_destructive`]
+//! whether it needs `-w`.
+
+mod options;
+
+use difvm::isa::{subroutine, Opcode};
+use difvm::object::{ActionKind, CompiledProgram};
+
+use crate::cg::{self, GenerationOptions};
+use crate::diagnostics::Diagnostic;
+use crate::lex::SourceMap;
+use crate::parse::{self, ParseContext};
+use crate::probes::ProbeCatalog;
+use crate::report;
+use crate::sema::Analyzer;
+
+pub use options::{
+    CompileOptions, MacroVariables, ProbeSpecifierOption, ProgramOrigin, ProgramSource,
+};
+
+/// A successful compilation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Compilation {
+    pub program: CompiledProgram,
+    /// For each program, in the order given: the number of probes its clauses'
+    /// descriptions matched (a probe matched by two descriptions counts twice).
+    pub matched_probes: Vec<u32>,
+}
+
+/// A compile error in program `program` (an index into the programs given).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompileError {
+    pub program: usize,
+    pub diagnostic: Diagnostic,
+    /// The failing program's line map (line numbers and `#line` file tags).
+    pub source_map: SourceMap,
+}
+
+impl CompileError {
+    /// The message dtrace prints: `COMMAND: failed to compile script NAME: …` or
+    /// `COMMAND: invalid probe specifier TEXT: …`.
+    pub fn message(&self, command: &str, programs: &[ProgramSource], errtags: bool) -> String {
+        let Some(source) = programs.get(self.program) else {
+            return format!("{command}: {}", self.diagnostic.message);
+        };
+        let program = match &source.origin {
+            ProgramOrigin::Script { name } => report::ProgramSource::Script { name },
+            ProgramOrigin::CommandLine(_) => report::ProgramSource::CommandLine {
+                argument: &source.text,
+            },
+        };
+        report::compile_failure_message(
+            command,
+            &self.diagnostic,
+            &self.source_map,
+            &program,
+            errtags,
+        )
+    }
+}
+
+/// Compiles `programs` in order into one program.
+pub fn compile(
+    programs: &[ProgramSource],
+    options: &CompileOptions,
+    catalog: &dyn ProbeCatalog,
+) -> Result<Compilation, CompileError> {
+    let mut analyzer = Analyzer::new(options, catalog);
+    let mut source_maps = Vec::with_capacity(programs.len());
+    for (index, source) in programs.iter().enumerate() {
+        let origin = match &source.origin {
+            ProgramOrigin::Script { .. } => parse::ProgramOrigin::ScriptFile,
+            ProgramOrigin::CommandLine(option) => parse::ProgramOrigin::CommandLine(*option),
+        };
+        let parsed = {
+            let knows_type = |name: &str| analyzer.knows_type_name(name);
+            let mut context = ParseContext {
+                origin,
+                probe_descriptions_only: false,
+                type_names: None,
+            }
+            .with_type_names(&knows_type);
+            if options.probe_descriptions_only {
+                context = context.with_probe_descriptions_only();
+            }
+            parse::parse_program(&source.text, context)
+        };
+        let parsed = parsed.map_err(|failure| CompileError {
+            program: index,
+            diagnostic: failure.diagnostic,
+            source_map: failure.source_map,
+        })?;
+        source_maps.push(parsed.source_map.clone());
+        analyzer
+            .analyze(index, source, &parsed)
+            .map_err(|failure| CompileError {
+                program: failure.program,
+                diagnostic: failure.diagnostic,
+                source_map: parsed.source_map.clone(),
+            })?;
+    }
+    let last = programs.len().saturating_sub(1);
+    let map_of = |program: usize| {
+        source_maps
+            .get(program)
+            .cloned()
+            .unwrap_or_else(|| SourceMap::new(""))
+    };
+    let analysis = analyzer.finish(last).map_err(|failure| CompileError {
+        program: failure.program,
+        diagnostic: failure.diagnostic,
+        source_map: map_of(failure.program),
+    })?;
+    let generation = GenerationOptions {
+        default_error_handler: options.default_error_handler,
+    };
+    let program = cg::generate(&analysis, generation).map_err(|failure| {
+        let program = failure
+            .clause
+            .and_then(|clause| analysis.clauses.get(clause))
+            .map_or(last, |clause| clause.program);
+        CompileError {
+            program,
+            diagnostic: failure.diagnostic,
+            source_map: map_of(program),
+        }
+    })?;
+    Ok(Compilation {
+        program,
+        matched_probes: analysis.matched_probes,
+    })
+}
+
+/// The `-S` listing: every DIFO of the program in statement order (each statement's
+/// predicate, then each action value), as classic `dtrace -S` prints DIFOs.
+pub fn dif_listing(program: &CompiledProgram) -> String {
+    let mut listing = String::new();
+    let mut label = 0u64;
+    for statement in &program.statements {
+        let difos = statement.predicate.iter().chain(
+            statement
+                .actions
+                .iter()
+                .flat_map(|action| action.values.iter().filter_map(|value| value.difo.as_ref())),
+        );
+        for difo in difos {
+            listing.push_str(&difvm::text::disassemble_difo(difo, label));
+            label += 1;
+        }
+    }
+    listing
+}
+
+/// True when the program contains destructive actions or subroutines (it needs `-w`).
+pub fn is_destructive(program: &CompiledProgram) -> bool {
+    let calls_destructive_subroutine = |difo: &difvm::difo::Difo| {
+        difo.code.iter().any(|instruction| {
+            instruction.opcode() == Some(Opcode::Call)
+                && matches!(
+                    instruction.index(),
+                    subroutine::COPYOUT | subroutine::COPYOUTSTR
+                )
+        })
+    };
+    program.statements.iter().any(|statement| {
+        statement
+            .predicate
+            .as_ref()
+            .is_some_and(calls_destructive_subroutine)
+            || statement.actions.iter().any(|action| {
+                matches!(
+                    action.kind,
+                    ActionKind::System { .. }
+                        | ActionKind::Freopen { .. }
+                        | ActionKind::Raise
+                        | ActionKind::Stop
+                        | ActionKind::Chill
+                        | ActionKind::Breakpoint
+                        | ActionKind::Panic
+                ) || action
+                    .values
+                    .iter()
+                    .filter_map(|value| value.difo.as_ref())
+                    .any(calls_destructive_subroutine)
+            })
+    })
+}

@@ -1,0 +1,123 @@
+//! Function calls in expressions: subroutines checked against their prototypes;
+//! actions and aggregating functions rejected (they belong to statements).
+
+use difvm::isa::subroutine;
+
+use super::constants;
+use super::functions::{self, FunctionKind, Parameter, Prototype};
+use super::ir::{TypedExpr, TypedExprKind};
+use super::variables::VariableShape;
+use super::{error, Analyzer, SemaResult};
+use crate::ast::{Expr, ExprKind};
+use crate::diagnostics::{ErrorTag, Span};
+
+impl Analyzer<'_> {
+    /// Resolves the callee of a call to a built-in function.
+    pub(super) fn callee(&self, callee: &Expr) -> SemaResult<(String, FunctionKind, &'static str)> {
+        let ExprKind::Identifier(name) = &callee.kind else {
+            return Err(error(
+                ErrorTag::D_FUNC_IDENT,
+                &callee.span,
+                "function designator is not of function type",
+            ));
+        };
+        if self.inline_parameter(name).is_some() || self.inlines.contains_key(name) {
+            return Err(error(
+                ErrorTag::D_FUNC_IDKIND,
+                &callee.span,
+                format!("inline '{name}' may not be referenced as a function"),
+            ));
+        }
+        if let Some(id) = self.variables.global(name) {
+            let kind = match self.variables.get(id).shape {
+                VariableShape::Scalar => "scalar",
+                _ => "array",
+            };
+            return Err(error(
+                ErrorTag::D_FUNC_IDKIND,
+                &callee.span,
+                format!("{kind} '{name}' may not be referenced as a function"),
+            ));
+        }
+        match functions::lookup_function(name) {
+            Some((kind, prototype)) => Ok((name.clone(), kind, prototype)),
+            None => Err(error(
+                ErrorTag::D_FUNC_UNDEF,
+                &callee.span,
+                format!("undefined function name: {name}"),
+            )),
+        }
+    }
+
+    /// A call used as a value: only subroutines are allowed.
+    pub(super) fn call_expression(
+        &mut self,
+        callee: &Expr,
+        arguments: &[Expr],
+        span: &Span,
+    ) -> SemaResult<TypedExpr> {
+        let (name, kind, prototype_text) = self.callee(callee)?;
+        let FunctionKind::Subroutine(number) = kind else {
+            return Err(error(
+                ErrorTag::D_CG_EXPR,
+                span,
+                format!("{} {name}( ) may not be called from a D expression (D program context required)", kind.kind_name()),
+            ));
+        };
+        let prototype = functions::parse_prototype(&mut self.types, prototype_text);
+        let values = self.checked_arguments(&name, &prototype, arguments, span)?;
+        if number == subroutine::ALLOCA {
+            if let Some(size) = values.first().and_then(constants::constant_value) {
+                let limit = self.settings.scratch_size.saturating_sub(8);
+                if size > limit {
+                    return Err(error(
+                        ErrorTag::D_ALLOCA_SIZE,
+                        span,
+                        format!(
+                            "alloca({size}) size larger than scratchsize {}",
+                            self.settings.scratch_size
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(TypedExpr {
+            kind: TypedExprKind::Call {
+                subroutine: number,
+                arguments: values,
+            },
+            ty: prototype.return_type,
+            span: span.clone(),
+        })
+    }
+
+    /// Types the arguments of a call and checks them against `prototype`.
+    pub(super) fn checked_arguments(
+        &mut self,
+        name: &str,
+        prototype: &Prototype,
+        arguments: &[Expr],
+        span: &Span,
+    ) -> SemaResult<Vec<TypedExpr>> {
+        let display = format!("{name}( )");
+        functions::check_argument_count(&display, prototype, arguments.len(), false, span)?;
+        let mut values = Vec::with_capacity(arguments.len());
+        for (index, argument) in arguments.iter().enumerate() {
+            let value = self.operand(argument)?;
+            if let Some(Parameter::Typed(expected)) = prototype.parameters.get(index) {
+                if !self.is_argument_compatible(*expected, &value) {
+                    return Err(functions::incompatible_argument(
+                        &display,
+                        index + 1,
+                        &self.type_name(*expected),
+                        &self.type_name(value.ty),
+                        false,
+                        &argument.span,
+                    ));
+                }
+            }
+            values.push(value);
+        }
+        Ok(values)
+    }
+}

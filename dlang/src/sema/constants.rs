@@ -1,0 +1,179 @@
+//! Integer constants: the type of an integer literal (§2.3) and constant folding of
+//! operators applied to constants, which is how D finds constant expressions (array
+//! dimensions, lquantize parameters) and division by a constant zero.
+
+use super::ir::{Arithmetic, Comparison, ComparisonKind, TypedExpr, TypedExprKind};
+use super::{error, Analyzer, SemaResult};
+use crate::ast::{IntegerBase, IntegerSuffix};
+use crate::diagnostics::{ErrorTag, Span};
+use crate::types::TypeId;
+
+impl Analyzer<'_> {
+    /// The type of an integer literal: the first type of its candidate list that can
+    /// hold the value.
+    pub(super) fn integer_literal_type(
+        &self,
+        value: u64,
+        base: IntegerBase,
+        suffix: IntegerSuffix,
+        span: &Span,
+    ) -> SemaResult<TypeId> {
+        let known = self.types.well_known();
+        let candidates: Vec<TypeId> = if suffix.unsigned {
+            vec![
+                known.unsigned_int,
+                known.unsigned_long,
+                known.unsigned_long_long,
+            ]
+            .into_iter()
+            .skip(suffix.long.into())
+            .collect()
+        } else if base == IntegerBase::Decimal {
+            vec![known.int, known.long, known.long_long]
+                .into_iter()
+                .skip(suffix.long.into())
+                .collect()
+        } else {
+            vec![
+                known.int,
+                known.unsigned_int,
+                known.long,
+                known.unsigned_long,
+                known.long_long,
+                known.unsigned_long_long,
+            ]
+            .into_iter()
+            .skip(2 * usize::from(suffix.long))
+            .collect()
+        };
+        for candidate in candidates {
+            let (size, signed) = self.types.scalar_access(candidate);
+            let limit = match (size, signed) {
+                (4, true) => i32::MAX as u64,
+                (4, false) => u32::MAX as u64,
+                (_, true) => i64::MAX as u64,
+                _ => u64::MAX,
+            };
+            if value <= limit {
+                return Ok(candidate);
+            }
+        }
+        Err(error(
+            ErrorTag::D_INT_OFLOW,
+            span,
+            format!(
+                "integer constant 0x{value:x} cannot be represented in any built-in integral type"
+            ),
+        ))
+    }
+
+    /// An integer constant of type `ty`.
+    pub(super) fn constant(&self, value: u64, ty: TypeId, span: &Span) -> TypedExpr {
+        TypedExpr {
+            kind: TypedExprKind::Integer(value),
+            ty,
+            span: span.clone(),
+        }
+    }
+
+    /// An `int` constant.
+    pub(super) fn int_constant(&self, value: i64, span: &Span) -> TypedExpr {
+        self.constant(value as u64, self.types.well_known().int, span)
+    }
+}
+
+/// The value of a constant expression, sign-extended from its type when signed.
+pub(super) fn constant_value(expr: &TypedExpr) -> Option<u64> {
+    match expr.kind {
+        TypedExprKind::Integer(value) => Some(value),
+        _ => None,
+    }
+}
+
+/// Folds an arithmetic operation on two constants; division by zero is D_DIV_ZERO.
+pub(super) fn fold_arithmetic(
+    operator: Arithmetic,
+    left: u64,
+    right: u64,
+    span: &Span,
+) -> SemaResult<u64> {
+    let divide_by_zero = || {
+        error(
+            ErrorTag::D_DIV_ZERO,
+            span,
+            "expression contains division by zero",
+        )
+    };
+    Ok(match operator {
+        Arithmetic::Add => left.wrapping_add(right),
+        Arithmetic::Subtract => left.wrapping_sub(right),
+        Arithmetic::Multiply => left.wrapping_mul(right),
+        Arithmetic::DivideSigned => {
+            if right == 0 {
+                return Err(divide_by_zero());
+            }
+            (left as i64).wrapping_div(right as i64) as u64
+        }
+        Arithmetic::DivideUnsigned => {
+            if right == 0 {
+                return Err(divide_by_zero());
+            }
+            left / right
+        }
+        Arithmetic::RemainderSigned => {
+            if right == 0 {
+                return Err(divide_by_zero());
+            }
+            (left as i64).wrapping_rem(right as i64) as u64
+        }
+        Arithmetic::RemainderUnsigned => {
+            if right == 0 {
+                return Err(divide_by_zero());
+            }
+            left % right
+        }
+        Arithmetic::And => left & right,
+        Arithmetic::Or => left | right,
+        Arithmetic::Xor => left ^ right,
+        Arithmetic::ShiftLeft => left.wrapping_shl(right as u32),
+        Arithmetic::ShiftRightArithmetic => (left as i64).wrapping_shr(right as u32) as u64,
+        Arithmetic::ShiftRightLogical => left.wrapping_shr(right as u32),
+    })
+}
+
+/// Folds a comparison of two integer constants to 0 or 1.
+pub(super) fn fold_comparison(
+    operator: Comparison,
+    kind: ComparisonKind,
+    left: u64,
+    right: u64,
+) -> u64 {
+    let ordering = match kind {
+        ComparisonKind::Signed => (left as i64).cmp(&(right as i64)),
+        _ => left.cmp(&right),
+    };
+    let result = match operator {
+        Comparison::Equal => ordering.is_eq(),
+        Comparison::NotEqual => ordering.is_ne(),
+        Comparison::Less => ordering.is_lt(),
+        Comparison::LessEqual => ordering.is_le(),
+        Comparison::Greater => ordering.is_gt(),
+        Comparison::GreaterEqual => ordering.is_ge(),
+    };
+    u64::from(result)
+}
+
+/// Reduces `value` to `size` bytes and extends it back to 64 bits, as `Narrow` does
+/// at run time.
+pub(super) fn narrow_value(value: u64, size: u32, signed: bool) -> u64 {
+    if size >= 8 {
+        return value;
+    }
+    let bits = size * 8;
+    let shift = 64 - bits;
+    if signed {
+        (((value << shift) as i64) >> shift) as u64
+    } else {
+        (value << shift) >> shift
+    }
+}

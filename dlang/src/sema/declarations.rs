@@ -1,0 +1,924 @@
+//! Declarations: type specifiers and declarators to types (with struct, union and enum
+//! definitions and their layout), typedefs, variable declarations (`int x;`,
+//! `self int y;`, `int a[string];`, `int b[10];`), inline definitions, provider
+//! definitions and `#pragma D option` settings.
+
+use std::collections::HashMap;
+
+use difvm::isa::builtin_array;
+
+use super::ir::{TypedExpr, TypedExprKind};
+use super::variables::{VariableScope, VariableShape};
+use super::{constants, error, Analyzer, InlineInfo, SemaResult};
+use crate::ast::{
+    Aggregate, ArrayDimension, Declaration, DeclarationSpecifiers, Declarator, Derivation,
+    EnumSpecifier, InlineDefinition, OptionPragma, ProviderDefinition, StorageClass,
+    StructOrUnionSpecifier, TypeName, TypeQualifier, TypeSpecifier,
+};
+use crate::diagnostics::{ErrorTag, Span};
+use crate::types::{intrinsic_from_words, MemberLayout, Qualifiers, TypeId, TypeTable};
+
+/// What a declarator declares once its derivations are applied.
+struct Declared {
+    name: Option<(String, Span)>,
+    ty: TypeId,
+    /// The outermost derivation when it is an array: `[N]` count or key signature.
+    outer_array: Option<OuterArray>,
+}
+
+enum OuterArray {
+    Elements(u64, TypeId),
+    Keys(Vec<TypeId>, TypeId),
+}
+
+impl Analyzer<'_> {
+    /// A top-level declaration.
+    pub(super) fn declaration(&mut self, declaration: &Declaration) -> SemaResult<()> {
+        let storage = self.storage_class(&declaration.specifiers)?;
+        let base = self.base_type(&declaration.specifiers)?;
+        if declaration.declarators.is_empty() {
+            let defines_tag = declaration.specifiers.types.iter().any(|(specifier, _)| {
+                matches!(
+                    specifier,
+                    TypeSpecifier::StructOrUnion(_) | TypeSpecifier::Enum(_)
+                )
+            });
+            if !defines_tag {
+                return Err(error(
+                    ErrorTag::D_DECL_USELESS,
+                    &declaration.span,
+                    "useless declaration",
+                ));
+            }
+            return Ok(());
+        }
+        for declarator in &declaration.declarators {
+            let declared = self.apply_declarator(base, declarator)?;
+            let Some((name, span)) = declared.name.clone() else {
+                return Err(error(
+                    ErrorTag::D_DECL_USELESS,
+                    &declarator.span,
+                    "useless declaration",
+                ));
+            };
+            if name.contains('`') {
+                return Err(error(
+                    ErrorTag::D_DECL_SCOPE,
+                    &span,
+                    "D scoping operator may not be used in a declaration name",
+                ));
+            }
+            match storage {
+                Some(StorageClass::Typedef) => {
+                    if let Err(previous) = self.types.define_typedef(&name, declared.ty) {
+                        let _ = previous;
+                        return Err(error(ErrorTag::D_DECL_TYPERED, &span, format!("type redeclared: {name}")));
+                    }
+                }
+                // Extern declarations describe kernel symbols, which need kernel symbol
+                // tables; without them the declaration has nothing to bind to.
+                Some(StorageClass::Extern) => {
+                    return Err(error(
+                        ErrorTag::D_SYM_NOTYPES,
+                        &span,
+                        format!("extern declaration of {name} requires kernel symbol information, which is not available"),
+                    ))
+                }
+                Some(StorageClass::SelfScope) => self.declare_variable(&name, &span, VariableScope::ThreadLocal, declared)?,
+                Some(StorageClass::ThisScope) => self.declare_variable(&name, &span, VariableScope::ClauseLocal, declared)?,
+                _ => self.declare_variable(&name, &span, VariableScope::Global, declared)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// The storage class of a declaration (at most one; auto/register/static are not D).
+    fn storage_class(
+        &self,
+        specifiers: &DeclarationSpecifiers,
+    ) -> SemaResult<Option<StorageClass>> {
+        let mut found = None;
+        for (class, span) in &specifiers.storage {
+            if matches!(
+                class,
+                StorageClass::Auto | StorageClass::Register | StorageClass::Static
+            ) {
+                return Err(error(
+                    ErrorTag::D_DECL_BADCLASS,
+                    span,
+                    "specified storage class not appropriate in D",
+                ));
+            }
+            if found.is_some() {
+                return Err(error(
+                    ErrorTag::D_DECL_CLASS,
+                    span,
+                    "only one storage class allowed in a declaration",
+                ));
+            }
+            found = Some(*class);
+        }
+        Ok(found)
+    }
+
+    fn declare_variable(
+        &mut self,
+        name: &str,
+        span: &Span,
+        scope: VariableScope,
+        declared: Declared,
+    ) -> SemaResult<()> {
+        let (shape, ty) = match declared.outer_array {
+            Some(OuterArray::Keys(keys, element)) => {
+                if scope == VariableScope::ClauseLocal {
+                    return Err(error(
+                        ErrorTag::D_DECL_LOCASSC,
+                        span,
+                        format!(
+                            "associative arrays may not be declared as local variables: {name}"
+                        ),
+                    ));
+                }
+                (VariableShape::Associative { keys: Some(keys) }, element)
+            }
+            Some(OuterArray::Elements(count, element))
+                if scope == VariableScope::Global && self.types.is_scalar(element) =>
+            {
+                (VariableShape::StaticArray { elements: count }, element)
+            }
+            _ => (VariableShape::Scalar, declared.ty),
+        };
+        if self.types.is_void(ty) {
+            return Err(error(
+                ErrorTag::D_DECL_VOIDOBJ,
+                span,
+                format!("cannot have void object: {name}"),
+            ));
+        }
+        if self.types.is_dynamic(ty) || self.types.is_internal(ty) {
+            return Err(error(
+                ErrorTag::D_DECL_DYNOBJ,
+                span,
+                format!("cannot have dynamic object: {name}"),
+            ));
+        }
+        if self.is_incomplete(ty) {
+            return Err(error(
+                ErrorTag::D_DECL_INCOMPLETE,
+                span,
+                format!(
+                    "declaration requires complete type: {} {name}",
+                    self.type_name(ty)
+                ),
+            ));
+        }
+        if self.types.is_function(ty) {
+            return Err(error(
+                ErrorTag::D_DECL_IDENT,
+                span,
+                format!("function declarations are not permitted in D: {name}"),
+            ));
+        }
+        let existing = match scope {
+            VariableScope::ThreadLocal => self.variables.thread_local(name),
+            VariableScope::ClauseLocal => self.variables.clause_local(name),
+            _ => self.variables.global(name),
+        };
+        if scope == VariableScope::Global
+            && (self.inlines.contains_key(name) || self.types.find_enumerator(name).is_some())
+        {
+            return Err(error(
+                ErrorTag::D_DECL_IDRED,
+                span,
+                format!("identifier redeclared: {name}"),
+            ));
+        }
+        let Some(id) = existing else {
+            self.variables.create(name, scope, shape, Some(ty), true)?;
+            return Ok(());
+        };
+        let variable = self.variables.get(id).clone();
+        if variable.scope == VariableScope::Builtin {
+            return Err(error(
+                ErrorTag::D_DECL_IDRED,
+                span,
+                format!("built-in identifier redeclared: {name}"),
+            ));
+        }
+        let same_shape = match (&variable.shape, &shape) {
+            (VariableShape::Scalar, VariableShape::Scalar) => true,
+            (
+                VariableShape::StaticArray { elements: a },
+                VariableShape::StaticArray { elements: b },
+            ) => a == b,
+            (
+                VariableShape::Associative { keys: Some(a) },
+                VariableShape::Associative { keys: Some(b) },
+            ) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| self.types.same_type(*x, *y)),
+            (VariableShape::Associative { keys: None }, VariableShape::Associative { .. }) => true,
+            _ => false,
+        };
+        let same_type = variable
+            .ty
+            .is_none_or(|previous| self.types.same_type(previous, ty));
+        if same_shape && same_type {
+            let entry = self.variables.get_mut(id);
+            entry.declared = true;
+            entry.ty = Some(ty);
+            entry.shape = shape;
+            return Ok(());
+        }
+        let kind_word = |shape: &VariableShape| match shape {
+            VariableShape::Scalar => "scalar",
+            _ => "array",
+        };
+        let previous_type = variable.ty.map(|ty| self.type_name(ty)).unwrap_or_default();
+        Err(error(
+            ErrorTag::D_DECL_IDRED,
+            span,
+            format!(
+                "identifier redeclared: {name}\n\t current: {} {}\n\tprevious: {} {}",
+                kind_word(&shape),
+                self.type_name(ty),
+                kind_word(&variable.shape),
+                previous_type
+            ),
+        ))
+    }
+
+    /// The type a type name (in a cast, `sizeof`, `offsetof`, `xlate`) denotes.
+    pub(super) fn type_from_type_name(&mut self, type_name: &TypeName) -> SemaResult<TypeId> {
+        if let Some((class, span)) = type_name.specifiers.storage.first() {
+            let _ = class;
+            return Err(error(
+                ErrorTag::D_DECL_CLASS,
+                span,
+                "storage class not allowed in a type name",
+            ));
+        }
+        let base = self.base_type(&type_name.specifiers)?;
+        let declared = self.apply_declarator(base, &type_name.declarator)?;
+        if let Some(OuterArray::Keys(..)) = declared.outer_array {
+            return Err(error(
+                ErrorTag::D_DECL_ARRSUB,
+                &type_name.span,
+                "positive integral constant expression or tuple signature expected as array declaration subscript",
+            ));
+        }
+        Ok(declared.ty)
+    }
+
+    /// The type named by declaration specifiers (with qualifiers), defining any struct,
+    /// union or enum body they contain.
+    pub(super) fn base_type(&mut self, specifiers: &DeclarationSpecifiers) -> SemaResult<TypeId> {
+        let mut words = Vec::new();
+        let mut named: Option<TypeId> = None;
+        for (specifier, span) in &specifiers.types {
+            let word = match specifier {
+                TypeSpecifier::Void => "void",
+                TypeSpecifier::Char => "char",
+                TypeSpecifier::Short => "short",
+                TypeSpecifier::Int => "int",
+                TypeSpecifier::Long => "long",
+                TypeSpecifier::Float => "float",
+                TypeSpecifier::Double => "double",
+                TypeSpecifier::Signed => "signed",
+                TypeSpecifier::Unsigned => "unsigned",
+                TypeSpecifier::Bool => "_Bool",
+                TypeSpecifier::String => "string",
+                TypeSpecifier::TypedefName(name) => {
+                    if named.is_some() {
+                        return Err(error(
+                            ErrorTag::D_DECL_COMBO,
+                            span,
+                            "invalid type combination",
+                        ));
+                    }
+                    let plain = name.rsplit('`').next().unwrap_or(name);
+                    let ty = self
+                        .types
+                        .typedef_named(plain)
+                        .or_else(|| self.types.intrinsic(plain))
+                        .ok_or_else(|| {
+                            error(
+                                ErrorTag::D_UNKNOWN,
+                                span,
+                                format!("failed to resolve type {name}: Unknown type name"),
+                            )
+                        })?;
+                    named = Some(ty);
+                    continue;
+                }
+                TypeSpecifier::StructOrUnion(aggregate) => {
+                    if named.is_some() {
+                        return Err(error(
+                            ErrorTag::D_DECL_COMBO,
+                            span,
+                            "invalid type combination",
+                        ));
+                    }
+                    named = Some(self.struct_or_union(aggregate)?);
+                    continue;
+                }
+                TypeSpecifier::Enum(enumeration) => {
+                    if named.is_some() {
+                        return Err(error(
+                            ErrorTag::D_DECL_COMBO,
+                            span,
+                            "invalid type combination",
+                        ));
+                    }
+                    named = Some(self.enumeration(enumeration)?);
+                    continue;
+                }
+            };
+            words.push((word, span.clone()));
+        }
+        let base = match (named, words.is_empty()) {
+            (Some(ty), true) => ty,
+            (Some(_), false) => {
+                return Err(error(
+                    ErrorTag::D_DECL_COMBO,
+                    &words[0].1,
+                    "invalid type combination",
+                ))
+            }
+            (None, true) => self.types.well_known().int,
+            (None, false) => parse_type_words(&self.types, &words)?,
+        };
+        let qualifiers = Qualifiers {
+            constant: specifiers.qualifiers.contains(&TypeQualifier::Const),
+            volatile: specifiers.qualifiers.contains(&TypeQualifier::Volatile),
+            restrict: specifiers.qualifiers.contains(&TypeQualifier::Restrict),
+        };
+        Ok(self.types.qualified(base, qualifiers))
+    }
+
+    fn apply_declarator(&mut self, base: TypeId, declarator: &Declarator) -> SemaResult<Declared> {
+        let mut ty = base;
+        let mut outer_array = None;
+        let count = declarator.derivations.len();
+        for (index, derivation) in declarator.derivations.iter().enumerate().rev() {
+            let outermost = index == 0;
+            ty = match derivation {
+                Derivation::Pointer { qualifiers } => {
+                    let pointer = self.types.pointer_to(ty);
+                    let qualifiers = Qualifiers {
+                        constant: qualifiers.contains(&TypeQualifier::Const),
+                        volatile: qualifiers.contains(&TypeQualifier::Volatile),
+                        restrict: qualifiers.contains(&TypeQualifier::Restrict),
+                    };
+                    self.types.qualified(pointer, qualifiers)
+                }
+                Derivation::Array(ArrayDimension::Unspecified) => {
+                    return Err(error(
+                        ErrorTag::D_DECL_ARRNULL,
+                        &declarator.span,
+                        "array declaration requires array dimension or tuple signature",
+                    ))
+                }
+                Derivation::Array(ArrayDimension::Size(expr)) => {
+                    let value = self.expression(expr)?;
+                    let elements = match constants::constant_value(&value) {
+                        Some(elements) if self.types.is_integer(value.ty) && (elements as i64) > 0 => elements,
+                        _ => {
+                            return Err(error(
+                                ErrorTag::D_DECL_ARRSUB,
+                                &expr.span,
+                                "positive integral constant expression or tuple signature expected as array declaration subscript",
+                            ))
+                        }
+                    };
+                    if elements > u64::from(u32::MAX) {
+                        return Err(error(
+                            ErrorTag::D_DECL_ARRBIG,
+                            &expr.span,
+                            "array dimension too big",
+                        ));
+                    }
+                    if outermost {
+                        outer_array = Some(OuterArray::Elements(elements, ty));
+                    }
+                    self.types.array_of(ty, elements)
+                }
+                Derivation::Array(ArrayDimension::Keys(keys)) => {
+                    if !outermost || count == 0 {
+                        return Err(error(
+                            ErrorTag::D_DECL_ARRSUB,
+                            &declarator.span,
+                            "positive integral constant expression or tuple signature expected as array declaration subscript",
+                        ));
+                    }
+                    let mut signature = Vec::new();
+                    for key in keys {
+                        let key_type = self.type_from_type_name(key)?;
+                        if self.types.is_void(key_type) {
+                            return Err(error(
+                                ErrorTag::D_KEY_TYPE,
+                                &key.span,
+                                format!("void expression may not be used as associative array index: key #{}", signature.len() + 1),
+                            ));
+                        }
+                        signature.push(key_type);
+                    }
+                    outer_array = Some(OuterArray::Keys(signature, ty));
+                    ty
+                }
+                Derivation::Function {
+                    parameters,
+                    varargs,
+                } => {
+                    let mut types = Vec::new();
+                    for (position, parameter) in parameters.iter().enumerate() {
+                        if !parameter.specifiers.storage.is_empty() {
+                            return Err(error(
+                                ErrorTag::D_DECL_PARMCLASS,
+                                &parameter.span,
+                                "inappropriate storage class for function or associative array parameter",
+                            ));
+                        }
+                        let parameter_type = self.type_from_type_name(parameter)?;
+                        if self.types.is_void(parameter_type) {
+                            if parameters.len() > 1 || *varargs {
+                                return Err(error(
+                                    ErrorTag::D_DECL_PROTO_VOID,
+                                    &parameter.span,
+                                    "void must be sole parameter in a function prototype",
+                                ));
+                            }
+                            if parameter.declarator.name.is_some() {
+                                return Err(error(
+                                    ErrorTag::D_DECL_PROTO_NAME,
+                                    &parameter.span,
+                                    "void parameter may not have a name",
+                                ));
+                            }
+                            let _ = position;
+                            continue;
+                        }
+                        types.push(parameter_type);
+                    }
+                    self.types.function(ty, types, *varargs)
+                }
+            };
+        }
+        Ok(Declared {
+            name: declarator.name.clone(),
+            ty,
+            outer_array,
+        })
+    }
+
+    fn struct_or_union(&mut self, specifier: &StructOrUnionSpecifier) -> SemaResult<TypeId> {
+        let tag = specifier
+            .tag
+            .as_deref()
+            .map(|tag| tag.rsplit('`').next().unwrap_or(tag).to_string());
+        let is_struct = specifier.kind == Aggregate::Struct;
+        let word = if is_struct { "struct" } else { "union" };
+        let Some(members) = &specifier.members else {
+            return Ok(if is_struct {
+                self.types.declare_struct(tag.as_deref())
+            } else {
+                self.types.declare_union(tag.as_deref())
+            });
+        };
+        let existing = tag.as_deref().and_then(|tag| {
+            if is_struct {
+                self.types.struct_tagged(tag)
+            } else {
+                self.types.union_tagged(tag)
+            }
+        });
+        if let Some(existing) = existing {
+            if self.types.is_defined(existing) {
+                return Err(error(
+                    ErrorTag::D_DECL_TYPERED,
+                    &specifier.span,
+                    format!("type redeclared: {word} {}", tag.as_deref().unwrap_or("")),
+                ));
+            }
+        }
+        let ty = if is_struct {
+            self.types.declare_struct(tag.as_deref())
+        } else {
+            self.types.declare_union(tag.as_deref())
+        };
+        let mut layout = Vec::new();
+        let mut names: HashMap<String, ()> = HashMap::new();
+        for member in members {
+            let base = self.base_type(&member.specifiers)?;
+            if member.declarators.is_empty() {
+                if self.types.is_struct_or_union(base) {
+                    layout.push(MemberLayout {
+                        name: String::new(),
+                        ty: base,
+                        bit_width: None,
+                    });
+                    continue;
+                }
+                return Err(error(
+                    ErrorTag::D_DECL_MNAME,
+                    &member.span,
+                    "member declaration requires a name",
+                ));
+            }
+            for (declarator, width) in &member.declarators {
+                let declared = self.apply_declarator(base, declarator)?;
+                let name = declared.name.as_ref().map(|(name, _)| name.clone());
+                let bit_width = match width {
+                    Some(expr) => Some(self.bit_field_width(
+                        expr,
+                        declared.ty,
+                        name.as_deref().unwrap_or(""),
+                    )?),
+                    None => None,
+                };
+                let Some(name) = name else {
+                    if bit_width.is_some() {
+                        layout.push(MemberLayout {
+                            name: String::new(),
+                            ty: declared.ty,
+                            bit_width,
+                        });
+                        continue;
+                    }
+                    return Err(error(
+                        ErrorTag::D_DECL_MNAME,
+                        &declarator.span,
+                        "member declaration requires a name",
+                    ));
+                };
+                if self.types.is_void(declared.ty)
+                    || self.is_incomplete(declared.ty)
+                    || self.types.is_function(declared.ty)
+                {
+                    return Err(error(
+                        ErrorTag::D_DECL_INCOMPLETE,
+                        &declarator.span,
+                        format!(
+                            "member {name} has incomplete type {}",
+                            self.type_name(declared.ty)
+                        ),
+                    ));
+                }
+                if names.insert(name.clone(), ()).is_some() {
+                    return Err(error(
+                        ErrorTag::D_DECL_IDRED,
+                        &declarator.span,
+                        format!("duplicate member name: {name}"),
+                    ));
+                }
+                layout.push(MemberLayout {
+                    name,
+                    ty: declared.ty,
+                    bit_width,
+                });
+            }
+        }
+        self.types.define_aggregate(ty, layout);
+        Ok(ty)
+    }
+
+    fn bit_field_width(
+        &mut self,
+        expr: &crate::ast::Expr,
+        ty: TypeId,
+        name: &str,
+    ) -> SemaResult<u32> {
+        let value = self.expression(expr)?;
+        let width = match constants::constant_value(&value) {
+            Some(width) if self.types.is_integer(value.ty) && (width as i64) >= 0 => width,
+            _ => {
+                return Err(error(
+                    ErrorTag::D_DECL_BFCONST,
+                    &expr.span,
+                    "positive integral constant expression expected as bit-field size",
+                ))
+            }
+        };
+        if !self.types.is_integer(ty) {
+            return Err(error(
+                ErrorTag::D_DECL_BFTYPE,
+                &expr.span,
+                format!("invalid type for bit-field: {name}"),
+            ));
+        }
+        if width > self.types.size_of(ty) * 8 {
+            return Err(error(
+                ErrorTag::D_DECL_BFSIZE,
+                &expr.span,
+                format!(
+                    "bit-field {name} size {width} exceeds size of type {}",
+                    self.type_name(ty)
+                ),
+            ));
+        }
+        Ok(width as u32)
+    }
+
+    fn enumeration(&mut self, specifier: &EnumSpecifier) -> SemaResult<TypeId> {
+        let tag = specifier.tag.as_deref();
+        let Some(enumerators) = &specifier.enumerators else {
+            return Ok(self.types.declare_enum(tag));
+        };
+        if let Some(existing) = tag.and_then(|tag| self.types.enum_tagged(tag)) {
+            if self.types.is_defined(existing) {
+                return Err(error(
+                    ErrorTag::D_DECL_TYPERED,
+                    &specifier.span,
+                    format!("type redeclared: enum {}", tag.unwrap_or("")),
+                ));
+            }
+        }
+        let ty = self.types.declare_enum(tag);
+        let mut values = Vec::new();
+        let mut next: i64 = 0;
+        for (name, value, span) in enumerators {
+            if self.variables.global(name).is_some()
+                || self.inlines.contains_key(name)
+                || self.types.find_enumerator(name).is_some()
+                || values
+                    .iter()
+                    .any(|(existing, _): &(String, i64)| existing == name)
+            {
+                return Err(error(
+                    ErrorTag::D_DECL_IDRED,
+                    span,
+                    format!("identifier redeclared: {name}"),
+                ));
+            }
+            let value = match value {
+                Some(expr) => {
+                    // Earlier enumerators of this enum are usable in later values.
+                    self.types.define_enum(ty, values.clone());
+                    let typed = self.expression(expr)?;
+                    match constants::constant_value(&typed) {
+                        Some(constant) if self.types.is_integer(typed.ty) => constant as i64,
+                        _ => {
+                            return Err(error(
+                                ErrorTag::D_DECL_ENCONST,
+                                &expr.span,
+                                format!("enumerator '{name}' must be assigned an integral constant expression"),
+                            ))
+                        }
+                    }
+                }
+                None => next,
+            };
+            if value > i64::from(i32::MAX) || value < i64::from(i32::MIN) {
+                return Err(error(
+                    ErrorTag::D_DECL_ENOFLOW,
+                    span,
+                    format!("enumerator '{name}' overflows INT_MAX ({})", i32::MAX),
+                ));
+            }
+            values.push((name.clone(), value));
+            next = value + 1;
+        }
+        self.types.define_enum(ty, values);
+        Ok(ty)
+    }
+
+    /// `inline type name[params] = value;`
+    pub(super) fn inline_definition(&mut self, inline: &InlineDefinition) -> SemaResult<()> {
+        let name = &inline.name;
+        if self.inlines.contains_key(name)
+            || self.variables.global(name).is_some()
+            || self.types.find_enumerator(name).is_some()
+        {
+            return Err(error(
+                ErrorTag::D_DECL_IDRED,
+                &inline.span,
+                format!("identifier redeclared: {name}"),
+            ));
+        }
+        let ty = self.type_from_type_name(&inline.ty)?;
+        let mut parameters = Vec::new();
+        let mut placeholders = HashMap::new();
+        for (type_name, parameter) in &inline.parameters {
+            let parameter_type = self.type_from_type_name(type_name)?;
+            parameters.push((parameter_type, parameter.clone()));
+            placeholders.insert(
+                parameter.clone(),
+                self.placeholder(parameter_type, &type_name.span),
+            );
+        }
+        self.inline_parameters.push(placeholders);
+        let checked = self.expression(&inline.value);
+        self.inline_parameters.pop();
+        let value = checked?;
+        if !self.is_argument_compatible(ty, &value) {
+            return Err(error(
+                ErrorTag::D_OP_INCOMPAT,
+                &inline.span,
+                format!(
+                    "inline {name} definition uses incompatible types: \"{}\" = \"{}\"",
+                    self.type_name(ty),
+                    self.type_name(value.ty)
+                ),
+            ));
+        }
+        self.inlines.insert(
+            name.clone(),
+            InlineInfo {
+                definition: inline.clone(),
+                ty,
+                parameters,
+            },
+        );
+        Ok(())
+    }
+
+    /// A non-constant stand-in value of type `ty`, used to type-check bodies whose
+    /// parameters are bound later (inlines, translators).
+    pub(super) fn placeholder(&self, ty: TypeId, span: &Span) -> TypedExpr {
+        let index = TypedExpr {
+            kind: TypedExprKind::Integer(0),
+            ty: self.types.well_known().int,
+            span: span.clone(),
+        };
+        TypedExpr {
+            kind: TypedExprKind::BuiltinArrayElement {
+                array: builtin_array::ARGS,
+                index: Box::new(index),
+            },
+            ty,
+            span: span.clone(),
+        }
+    }
+
+    /// `provider name { probe ...; };`: checked for argument types; it defines USDT
+    /// probes only for `-h`/`-G`, which compile nothing.
+    pub(super) fn provider_definition(&mut self, provider: &ProviderDefinition) -> SemaResult<()> {
+        let mut seen: HashMap<&str, ()> = HashMap::new();
+        for probe in &provider.probes {
+            if seen.insert(&probe.name, ()).is_some() {
+                return Err(error(
+                    ErrorTag::D_PROV_PRDUP,
+                    &probe.span,
+                    format!("probe {}:{} is already declared", provider.name, probe.name),
+                ));
+            }
+            for argument in &probe.arguments {
+                self.type_from_type_name(argument)?;
+            }
+            if let Some(translated) = &probe.translated_arguments {
+                for argument in translated {
+                    self.type_from_type_name(argument)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `#pragma D option name[=value]`: recorded for the engine and consumer, and
+    /// applied at once when it is a compile-time option.
+    pub(super) fn apply_option(&mut self, pragma: &OptionPragma) -> SemaResult<()> {
+        let value = pragma.value.as_deref();
+        let invalid = || {
+            error(
+                ErrorTag::D_PRAGMA_OPTSET,
+                &pragma.span,
+                match value {
+                    Some(value) => format!("failed to set option '{}' to '{value}': Invalid value for specified option", pragma.name),
+                    None => format!("failed to set option '{}': Invalid value for specified option", pragma.name),
+                },
+            )
+        };
+        let flag = || parse_boolean(value);
+        match pragma.name.as_str() {
+            "strsize" => {
+                let size = value
+                    .and_then(parse_size)
+                    .filter(|&size| size > 0 && size <= u64::from(u32::MAX))
+                    .ok_or_else(invalid)?;
+                self.types.set_string_size(size as u32);
+            }
+            "defaultargs" => self.settings.default_arguments = flag().ok_or_else(invalid)?,
+            "argref" => self.settings.argument_references = flag().ok_or_else(invalid)?,
+            "zdefs" => self.settings.zero_matches_allowed = flag().ok_or_else(invalid)?,
+            "empty" => self.settings.empty_programs_allowed = flag().ok_or_else(invalid)?,
+            "stackframes" => self.settings.stack_frames = parse_count(value).ok_or_else(invalid)?,
+            "ustackframes" => {
+                self.settings.user_stack_frames = parse_count(value).ok_or_else(invalid)?
+            }
+            "jstackframes" => {
+                self.settings.java_stack_frames = parse_count(value).ok_or_else(invalid)?
+            }
+            "jstackstrsize" => {
+                self.settings.java_stack_string_size = value
+                    .and_then(parse_size)
+                    .map(|size| size as u32)
+                    .ok_or_else(invalid)?
+            }
+            "scratchsize" => {
+                self.settings.scratch_size = value.and_then(parse_size).ok_or_else(invalid)?
+            }
+            _ => {}
+        }
+        self.pragma_options
+            .push((pragma.name.clone(), pragma.value.clone()));
+        Ok(())
+    }
+}
+
+/// A boolean option value: no value means on.
+fn parse_boolean(value: Option<&str>) -> Option<bool> {
+    let Some(value) = value else {
+        return Some(true);
+    };
+    match value.to_ascii_lowercase().as_str() {
+        "" | "no" | "disable" | "disabled" | "false" | "off" | "unset" | "0" => Some(false),
+        "yes" | "enable" | "enabled" | "true" | "on" | "set" | "1" => Some(true),
+        _ => None,
+    }
+}
+
+/// A C-syntax unsigned integer (decimal, `0x` hex, `0` octal).
+fn parse_unsigned(text: &str) -> Option<u64> {
+    if let Some(hex) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        u64::from_str_radix(hex, 16).ok()
+    } else if text.len() > 1 && text.starts_with('0') {
+        u64::from_str_radix(&text[1..], 8).ok()
+    } else {
+        text.parse().ok()
+    }
+}
+
+fn parse_count(value: Option<&str>) -> Option<u32> {
+    value
+        .and_then(parse_unsigned)
+        .filter(|&count| count > 0 && count <= u64::from(u32::MAX))
+        .map(|count| count as u32)
+}
+
+/// A size with an optional `k m g t` suffix (powers of 1024).
+fn parse_size(text: &str) -> Option<u64> {
+    let (digits, multiplier) = match text.chars().last()? {
+        'k' | 'K' => (&text[..text.len() - 1], 1u64 << 10),
+        'm' | 'M' => (&text[..text.len() - 1], 1 << 20),
+        'g' | 'G' => (&text[..text.len() - 1], 1 << 30),
+        't' | 'T' => (&text[..text.len() - 1], 1 << 40),
+        _ => (text, 1),
+    };
+    parse_unsigned(digits)?.checked_mul(multiplier)
+}
+
+/// D_DECL_* checks on intrinsic type words; used by [`Analyzer::base_type`].
+fn check_type_words(words: &[(&str, Span)]) -> SemaResult<()> {
+    let has = |word: &str| words.iter().any(|(candidate, _)| *candidate == word);
+    let span = &words[0].1;
+    let length_modifiers = has("short") || has("long");
+    let sign_modifiers = has("signed") || has("unsigned");
+    if has("char") && length_modifiers {
+        return Err(error(
+            ErrorTag::D_DECL_CHARATTR,
+            span,
+            "invalid type declaration: short and long may not be used with char type",
+        ));
+    }
+    if has("void") && (length_modifiers || sign_modifiers) {
+        return Err(error(
+            ErrorTag::D_DECL_VOIDATTR,
+            span,
+            "invalid type declaration: attributes may not be used with void type",
+        ));
+    }
+    let non_integer = ["void", "float", "double", "string", "_Bool"]
+        .iter()
+        .find(|word| has(word));
+    if sign_modifiers && non_integer.is_some() {
+        return Err(error(
+            ErrorTag::D_DECL_SIGNINT,
+            span,
+            "invalid type declaration: signed and unsigned may only be used with integer type",
+        ));
+    }
+    if length_modifiers
+        && matches!(
+            non_integer,
+            Some(&"void") | Some(&"string") | Some(&"_Bool")
+        )
+    {
+        return Err(error(
+            ErrorTag::D_DECL_LONGINT,
+            span,
+            "invalid type declaration: short and long may only be used with integer or floating-point type",
+        ));
+    }
+    Ok(())
+}
+
+/// Resolves intrinsic type words (`unsigned long long`) after the D_DECL_* checks.
+fn parse_type_words(types: &TypeTable, words: &[(&str, Span)]) -> SemaResult<TypeId> {
+    check_type_words(words)?;
+    let owned: Vec<String> = words.iter().map(|(word, _)| word.to_string()).collect();
+    intrinsic_from_words(types, &owned).ok_or_else(|| {
+        error(
+            ErrorTag::D_DECL_COMBO,
+            &words[0].1,
+            "invalid type combination",
+        )
+    })
+}

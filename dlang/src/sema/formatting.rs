@@ -1,0 +1,336 @@
+//! Format checking (§9.2) for `printf`, `system`, `freopen` and `printa`: the format
+//! must be a string constant, and each conversion must find an argument (or key) of a
+//! type it accepts.
+
+use super::ir::{FormattedKind, RecordedValue, TypedAction};
+use super::{error, Analyzer, SemaResult};
+use crate::ast::{Expr, ExprKind};
+use crate::diagnostics::{ErrorTag, Span};
+use crate::format::{ArgumentClass, ArgumentRole, FormatArgument, FormatString};
+use crate::types::{TypeId, TypeKind};
+
+/// An argument as format checking sees it: its type and its 1-based position in the
+/// call (the format is argument #1).
+struct CheckedArgument {
+    ty: TypeId,
+    position: usize,
+    span: Span,
+}
+
+impl Analyzer<'_> {
+    /// `printf`, `system` or `freopen`.
+    pub(super) fn formatted_action(
+        &mut self,
+        kind: FormattedKind,
+        name: &str,
+        arguments: &[Expr],
+        span: &Span,
+    ) -> SemaResult<TypedAction> {
+        let Some(format_argument) = arguments.first() else {
+            return Err(error(
+                ErrorTag::D_PROTO_LEN,
+                span,
+                format!("{name}( ) prototype mismatch: 0 args passed, at least 1 expected"),
+            ));
+        };
+        let (format_text, format) = self.format_constant(name, format_argument)?;
+        let mut values = Vec::new();
+        for argument in &arguments[1..] {
+            if super::operators::is_aggregation_expression(argument) {
+                let value_name = super::assignment::aggregation_name(argument);
+                return Err(error(
+                    ErrorTag::D_PRINTF_ARG_TYPE,
+                    &argument.span,
+                    format!("{name}( ) argument may not be an aggregation: @{value_name}"),
+                ));
+            }
+            values.push(self.recordable_expression(argument)?);
+        }
+        let checked: Vec<CheckedArgument> = values
+            .iter()
+            .enumerate()
+            .map(|(index, value)| CheckedArgument {
+                ty: value.ty,
+                position: index + 2,
+                span: value.span.clone(),
+            })
+            .collect();
+        self.check_conversions(name, &format, &checked, false, span)?;
+        let mut recorded = Vec::new();
+        for value in values {
+            let Some(shape) = self.record_shape(&value) else {
+                return Err(error(
+                    ErrorTag::D_PRINTF_ARG_TYPE,
+                    &value.span,
+                    format!(
+                        "{name}( ) argument of type {} cannot be recorded",
+                        self.type_name(value.ty)
+                    ),
+                ));
+            };
+            recorded.push(RecordedValue { value, shape });
+        }
+        Ok(TypedAction::Formatted {
+            kind,
+            format: format_text,
+            arguments: recorded,
+        })
+    }
+
+    /// `printa(@a)`, `printa(fmt, @a[, @b ...])`.
+    pub(super) fn printa(&mut self, arguments: &[Expr], span: &Span) -> SemaResult<TypedAction> {
+        if arguments.is_empty() {
+            return Err(error(
+                ErrorTag::D_PRINTA_PROTO,
+                span,
+                "printa( ) prototype mismatch: 0 args passed, at least 1 expected",
+            ));
+        }
+        let has_format = !super::operators::is_aggregation_expression(&arguments[0]);
+        let (format, first_aggregation) = if has_format {
+            let (text, parsed) = self.format_constant("printa", &arguments[0])?;
+            (Some((text, parsed)), 1)
+        } else {
+            (None, 0)
+        };
+        if arguments.len() <= first_aggregation {
+            return Err(error(
+                ErrorTag::D_PRINTA_PROTO,
+                span,
+                format!(
+                    "printa( ) prototype mismatch: {} arg{}passed, at least 2 expected",
+                    arguments.len(),
+                    if arguments.len() == 1 { " " } else { "s " }
+                ),
+            ));
+        }
+        let mut aggregations = Vec::new();
+        for (index, argument) in arguments.iter().enumerate().skip(first_aggregation) {
+            let id = self.named_aggregation(
+                "printa",
+                argument,
+                index + 1,
+                (ErrorTag::D_PRINTA_AGGARG, ErrorTag::D_PRINTA_AGGBAD),
+            )?;
+            aggregations.push(id);
+        }
+        let first = self.aggregations[aggregations[0] as usize - 1].clone();
+        for id in &aggregations[1..] {
+            let other = &self.aggregations[*id as usize - 1];
+            if other.keys.len() != first.keys.len() {
+                let plural = |count: usize| if count == 1 { "" } else { "s" };
+                return Err(error(
+                    ErrorTag::D_PRINTA_AGGKEY,
+                    span,
+                    format!(
+                        "printa( ): @{} and @{} do not have matching key signatures: @{} has {} key{}, @{} has {} key{}",
+                        first.name,
+                        other.name,
+                        first.name,
+                        first.keys.len(),
+                        plural(first.keys.len()),
+                        other.name,
+                        other.keys.len(),
+                        plural(other.keys.len())
+                    ),
+                ));
+            }
+            for (position, ((expected, _), (found, _))) in
+                first.keys.iter().zip(&other.keys).enumerate()
+            {
+                let compatible = self.types.same_type(*expected, *found)
+                    || (self.types.is_integer(*expected) && self.types.is_integer(*found))
+                    || self.types.is_same_internal(*expected, *found);
+                if !compatible {
+                    return Err(error(
+                        ErrorTag::D_PRINTA_AGGPROTO,
+                        span,
+                        format!(
+                            "printa( ): @{}[ ] key #{} is incompatible with @{}:\n\tprototype: {}\n\t      key: {}",
+                            other.name,
+                            position + 1,
+                            first.name,
+                            self.type_name(*expected),
+                            self.type_name(*found)
+                        ),
+                    ));
+                }
+            }
+        }
+        if let Some((_, parsed)) = &format {
+            let keys: Vec<CheckedArgument> = first
+                .keys
+                .iter()
+                .enumerate()
+                .map(|(index, (ty, _))| CheckedArgument {
+                    ty: *ty,
+                    position: index + 2,
+                    span: span.clone(),
+                })
+                .collect();
+            self.check_conversions("printa", parsed, &keys, true, span)?;
+        }
+        Ok(TypedAction::Printa {
+            format: format.map(|(text, _)| text),
+            aggregations,
+        })
+    }
+
+    /// The format argument: a string constant that parses.
+    fn format_constant(
+        &mut self,
+        name: &str,
+        argument: &Expr,
+    ) -> SemaResult<(String, FormatString)> {
+        let ExprKind::String(bytes) = &argument.kind else {
+            let value = self.operand(argument)?;
+            return Err(error(
+                ErrorTag::D_PRINTF_ARG_FMT,
+                &argument.span,
+                format!(
+                    "{name}( ) argument #1 is incompatible with prototype:\n\tprototype: string constant\n\t argument: {}",
+                    self.type_name(value.ty)
+                ),
+            ));
+        };
+        let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+        let text = String::from_utf8_lossy(&bytes[..end]).into_owned();
+        let parsed = FormatString::parse(&text)
+            .map_err(|failure| failure.to_diagnostic(argument.span.clone()))?;
+        if parsed.is_empty() {
+            return Err(error(
+                ErrorTag::D_PRINTF_FMT_EMPTY,
+                &argument.span,
+                format!("{name}( ) format string is empty"),
+            ));
+        }
+        Ok((text, parsed))
+    }
+
+    /// Walks the conversions of `format`, matching each with the next arguments.
+    fn check_conversions(
+        &mut self,
+        name: &str,
+        format: &FormatString,
+        arguments: &[CheckedArgument],
+        aggregation: bool,
+        span: &Span,
+    ) -> SemaResult<()> {
+        let mut next = 0;
+        for conversion in format.conversions() {
+            if conversion.flags.aggregation && !aggregation {
+                return Err(error(
+                    ErrorTag::D_PRINTF_AGG_CONV,
+                    span,
+                    format!(
+                        "%@ conversion requires an aggregation and is not for use with {name}( )"
+                    ),
+                ));
+            }
+            for role in conversion.arguments() {
+                let Some(argument) = arguments.get(next) else {
+                    let (tag, what) = match role {
+                        ArgumentRole::DynamicWidth => (ErrorTag::D_PRINTF_DYN_PROTO, "\"*\""),
+                        ArgumentRole::DynamicPrecision => (ErrorTag::D_PRINTF_DYN_PROTO, "\".*\""),
+                        ArgumentRole::Value => (ErrorTag::D_PRINTF_ARG_PROTO, "value"),
+                    };
+                    return Err(error(
+                        tag,
+                        span,
+                        format!(
+                            "{name}( ) prototype mismatch: conversion #{} (%{}) is missing a corresponding {what} argument",
+                            conversion.number, conversion.name
+                        ),
+                    ));
+                };
+                next += 1;
+                if role != ArgumentRole::Value {
+                    if !self.types.is_integer(argument.ty) {
+                        return Err(error(
+                            ErrorTag::D_PRINTF_DYN_TYPE,
+                            &argument.span,
+                            format!(
+                                "{name}( ) argument #{} is incompatible with conversion #{} prototype:\n\tconversion: % *{}\n\t prototype: int\n\t  argument: {}",
+                                argument.position,
+                                conversion.number,
+                                conversion.name,
+                                self.type_name(argument.ty)
+                            ),
+                        ));
+                    }
+                    continue;
+                }
+                let (class, resolved, typedefs) = self.format_argument_description(argument.ty);
+                let typedef_names: Vec<&str> = typedefs.iter().map(String::as_str).collect();
+                let described = FormatArgument {
+                    class,
+                    resolved_name: &resolved,
+                    typedef_names: &typedef_names,
+                };
+                if !conversion
+                    .rule
+                    .accepts(&described, self.options.user_process_attached)
+                {
+                    return Err(error(
+                        ErrorTag::D_PRINTF_ARG_TYPE,
+                        &argument.span,
+                        format!(
+                            "{name}( ) argument #{} is incompatible with conversion #{} prototype:\n\tconversion: %{}\n\t prototype: {}\n\t  argument: {}",
+                            argument.position,
+                            conversion.number,
+                            conversion.name,
+                            conversion.rule.prototype(),
+                            self.type_name(argument.ty)
+                        ),
+                    ));
+                }
+            }
+        }
+        if !aggregation && next < arguments.len() {
+            return Err(error(
+                ErrorTag::D_PRINTF_ARG_EXTRA,
+                &arguments[next].span,
+                format!("{name}( ) prototype mismatch: only {} arguments required by this format string", next + 1),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Describes a type for the format tables: class, resolved name, typedef chain.
+    fn format_argument_description(&self, ty: TypeId) -> (ArgumentClass, String, Vec<String>) {
+        let mut typedefs = Vec::new();
+        let mut current = ty;
+        loop {
+            match self.types.kind(current) {
+                TypeKind::Typedef { name, target } => {
+                    typedefs.push(name.clone());
+                    current = *target;
+                }
+                TypeKind::Qualified { target, .. } => current = *target,
+                _ => break,
+            }
+        }
+        let resolved = self.type_name(current);
+        let class = match self.types.kind(current) {
+            TypeKind::Integer { size, signed, .. } => ArgumentClass::Integer {
+                size: *size,
+                signed: *signed,
+            },
+            TypeKind::Enum { .. } => ArgumentClass::Enum { size: 4 },
+            TypeKind::Float { size, .. } => ArgumentClass::Float { size: *size },
+            TypeKind::Pointer { .. } => ArgumentClass::Pointer,
+            TypeKind::String => ArgumentClass::String,
+            TypeKind::Array { element, .. } if self.types.is_character(*element) => {
+                ArgumentClass::CharArray
+            }
+            TypeKind::Array { element, .. } if self.types.name(*element) == "wchar_t" => {
+                ArgumentClass::WideCharArray
+            }
+            TypeKind::Stack => ArgumentClass::Stack,
+            TypeKind::SymbolAddress => ArgumentClass::SymbolAddress,
+            TypeKind::UserSymbolAddress => ArgumentClass::UserSymbolAddress,
+            _ => ArgumentClass::Other,
+        };
+        (class, resolved, typedefs)
+    }
+}

@@ -1,0 +1,305 @@
+//! Semantic analysis: resolves names and types over the AST of one or more programs
+//! (compiled in order, sharing variables and aggregations), checks every rule D
+//! enforces at compile time, and produces the typed clauses code generation consumes.
+//!
+//! The analyzer walks the program in text order, which is also the order in which
+//! variables become known (§5.1): a variable is usable only after the declaration or
+//! assignment that introduces it.
+
+mod access;
+mod actions;
+mod aggregations;
+mod assignment;
+mod builtins;
+mod calls;
+mod clauses;
+mod constants;
+mod declarations;
+mod expressions;
+mod formatting;
+mod functions;
+pub mod ir;
+mod macros;
+mod operators;
+mod probe_specs;
+mod speculation;
+mod translators;
+mod variables;
+
+use std::collections::HashMap;
+
+use crate::ast::{Expr, InlineDefinition, Item, Program};
+use crate::compile::{CompileOptions, ProgramSource};
+use crate::diagnostics::{Diagnostic, ErrorTag, Region, Span};
+use crate::lex::SourceMap;
+use crate::parse::ParsedProgram;
+use crate::probes::{ProbeCatalog, ProbeInfo};
+use crate::types::{TypeId, TypeTable};
+use ir::{AggregationInfo, AnalyzedClause, TypedExpr, VariableId};
+pub use variables::{Variable, VariableScope, VariableShape, VariableTable};
+
+/// Shorthand for results carrying a compile diagnostic.
+pub type SemaResult<T> = Result<T, Diagnostic>;
+
+/// Compile-time settings that `#pragma D option` may change while compiling.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    pub default_arguments: bool,
+    pub argument_references: bool,
+    pub zero_matches_allowed: bool,
+    pub empty_programs_allowed: bool,
+    pub stack_frames: u32,
+    pub user_stack_frames: u32,
+    pub java_stack_frames: u32,
+    pub java_stack_string_size: u32,
+    pub scratch_size: u64,
+}
+
+/// An inline definition, kept as written and re-analyzed at each use (with its
+/// parameters bound for parameterised inlines).
+#[derive(Debug, Clone)]
+struct InlineInfo {
+    definition: InlineDefinition,
+    ty: TypeId,
+    parameters: Vec<(TypeId, String)>,
+}
+
+/// A translator definition: output type, input type, parameter name, member
+/// expressions.
+#[derive(Debug, Clone)]
+struct TranslatorInfo {
+    output: TypeId,
+    input: TypeId,
+    parameter: String,
+    members: Vec<(String, Expr)>,
+}
+
+/// The clause being analyzed.
+#[derive(Debug, Clone, Default)]
+struct ClauseContext {
+    /// The probe descriptions of the clause as written after expansion, with the
+    /// probes each matched (for `args[]`).
+    probes: Vec<(String, Vec<ProbeInfo>)>,
+}
+
+/// The analyzer's output.
+#[derive(Debug, Clone)]
+pub struct Analysis {
+    pub types: TypeTable,
+    pub variables: VariableTable,
+    pub aggregations: Vec<AggregationInfo>,
+    pub clauses: Vec<AnalyzedClause>,
+    /// `#pragma D option` settings, in program order.
+    pub options: Vec<(String, Option<String>)>,
+    /// Probes matched by each program (the sum over its clauses' descriptions).
+    pub matched_probes: Vec<u32>,
+    pub string_size: u32,
+    /// Compile-time settings as the program left them.
+    pub settings: Settings,
+}
+
+/// An error found while analyzing program `program`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnalysisError {
+    pub program: usize,
+    pub diagnostic: Diagnostic,
+}
+
+/// The semantic analyzer of one compilation.
+pub struct Analyzer<'a> {
+    types: TypeTable,
+    variables: VariableTable,
+    aggregations: Vec<AggregationInfo>,
+    aggregation_names: HashMap<String, usize>,
+    inlines: HashMap<String, InlineInfo>,
+    translators: Vec<TranslatorInfo>,
+    options: &'a CompileOptions,
+    catalog: &'a dyn ProbeCatalog,
+    settings: Settings,
+    /// Which `$N` operands have been referenced.
+    arguments_referenced: Vec<bool>,
+    clauses: Vec<AnalyzedClause>,
+    pragma_options: Vec<(String, Option<String>)>,
+    matched_probes: Vec<u32>,
+    /// The program being analyzed and its line map.
+    program: usize,
+    source_map: Option<SourceMap>,
+    clause: Option<ClauseContext>,
+    /// Bindings of a parameterised inline's parameters while its body is analyzed.
+    inline_parameters: Vec<HashMap<String, TypedExpr>>,
+    /// Counter for hidden clause-local variables (if/else conditions).
+    hidden_variables: u32,
+}
+
+impl<'a> Analyzer<'a> {
+    /// An analyzer for one compilation.
+    pub fn new(options: &'a CompileOptions, catalog: &'a dyn ProbeCatalog) -> Analyzer<'a> {
+        let mut types = TypeTable::new(options.string_size);
+        let mut variables = VariableTable::default();
+        builtins::register_builtins(&mut types, &mut variables);
+        Analyzer {
+            types,
+            variables,
+            aggregations: Vec::new(),
+            aggregation_names: HashMap::new(),
+            inlines: HashMap::new(),
+            translators: Vec::new(),
+            options,
+            catalog,
+            settings: Settings {
+                default_arguments: options.default_arguments,
+                argument_references: options.argument_references,
+                zero_matches_allowed: options.zero_matches_allowed,
+                empty_programs_allowed: options.empty_programs_allowed,
+                stack_frames: options.stack_frames,
+                user_stack_frames: options.user_stack_frames,
+                java_stack_frames: options.java_stack_frames,
+                java_stack_string_size: options.java_stack_string_size,
+                scratch_size: options.scratch_size,
+            },
+            arguments_referenced: vec![false; options.macro_arguments.len()],
+            clauses: Vec::new(),
+            pragma_options: Vec::new(),
+            matched_probes: Vec::new(),
+            program: 0,
+            source_map: None,
+            clause: None,
+            inline_parameters: Vec::new(),
+            hidden_variables: 0,
+        }
+    }
+
+    /// Whether `name` names a type at this point of the compilation (for the
+    /// parser's type-name recognition).
+    pub fn knows_type_name(&self, name: &str) -> bool {
+        let plain = name.rsplit('`').next().unwrap_or(name);
+        self.types.typedef_named(plain).is_some()
+    }
+
+    /// Analyzes program `index` (already parsed); programs must be given in order.
+    pub fn analyze(
+        &mut self,
+        index: usize,
+        source: &ProgramSource,
+        parsed: &ParsedProgram,
+    ) -> Result<(), AnalysisError> {
+        self.program = index;
+        self.source_map = Some(parsed.source_map.clone());
+        while self.matched_probes.len() <= index {
+            self.matched_probes.push(0);
+        }
+        self.analyze_program(source, &parsed.program)
+            .map_err(|diagnostic| AnalysisError {
+                program: index,
+                diagnostic,
+            })
+    }
+
+    /// Finishes the compilation: checks that every macro argument was referenced and
+    /// returns the analysis. `last_program` is the index errors are reported against.
+    pub fn finish(self, last_program: usize) -> Result<Analysis, AnalysisError> {
+        if !self.settings.argument_references {
+            if let Some(unused) =
+                (1..self.arguments_referenced.len()).find(|&i| !self.arguments_referenced[i])
+            {
+                let diagnostic = Diagnostic::without_span(
+                    ErrorTag::D_MACRO_UNUSED,
+                    format!(
+                        "extraneous argument '{}' (${} is not referenced)",
+                        self.options.macro_arguments[unused], unused
+                    ),
+                );
+                return Err(AnalysisError {
+                    program: last_program,
+                    diagnostic,
+                });
+            }
+        }
+        Ok(Analysis {
+            string_size: self.types.string_size(),
+            settings: self.settings.clone(),
+            types: self.types,
+            variables: self.variables,
+            aggregations: self.aggregations,
+            clauses: self.clauses,
+            options: self.pragma_options,
+            matched_probes: self.matched_probes,
+        })
+    }
+
+    fn analyze_program(&mut self, source: &ProgramSource, program: &Program) -> SemaResult<()> {
+        // Option pragmas take effect for the whole program, wherever they appear.
+        for item in &program.items {
+            if let Item::Option(pragma) = item {
+                self.apply_option(pragma)?;
+            }
+        }
+        let has_content = program.items.iter().any(|item| {
+            matches!(
+                item,
+                Item::Clause(_)
+                    | Item::Declaration(_)
+                    | Item::Inline(_)
+                    | Item::Translator(_)
+                    | Item::Provider(_)
+            )
+        });
+        if !has_content && !self.settings.empty_programs_allowed {
+            return Err(Diagnostic::without_span(
+                ErrorTag::D_EMPTY,
+                "empty D program translation unit",
+            ));
+        }
+        for item in &program.items {
+            match item {
+                Item::Clause(clause) => self.analyze_clause(source, clause)?,
+                Item::Declaration(declaration) => self.declaration(declaration)?,
+                Item::Inline(inline) => self.inline_definition(inline)?,
+                Item::Translator(translator) => self.translator_definition(translator)?,
+                Item::Provider(provider) => self.provider_definition(provider)?,
+                Item::Option(_) | Item::Pragma(_) => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// The line of byte `offset` in the current program, as messages number it.
+    fn line_of(&self, offset: usize) -> u32 {
+        self.source_map
+            .as_ref()
+            .map_or(1, |map| map.line_of(offset).1)
+    }
+
+    /// The printed name of a type.
+    fn type_name(&self, ty: TypeId) -> String {
+        self.types.name(ty)
+    }
+
+    /// Gives a hidden clause-local variable for compiler-made state (if/else).
+    fn hidden_clause_local(&mut self, purpose: &str) -> SemaResult<VariableId> {
+        let name = format!("%{purpose}_{}", self.hidden_variables);
+        self.hidden_variables += 1;
+        let int = self.types.well_known().int;
+        self.variables.create(
+            &name,
+            VariableScope::ClauseLocal,
+            VariableShape::Scalar,
+            Some(int),
+            true,
+        )
+    }
+}
+
+/// A diagnostic at `span`.
+fn error(tag: ErrorTag, span: &Span, message: impl Into<String>) -> Diagnostic {
+    Diagnostic::new(tag, span.clone(), message)
+}
+
+/// Marks a diagnostic as found in `region` unless it already names one.
+fn in_region(diagnostic: Diagnostic, region: Region) -> Diagnostic {
+    if diagnostic.region == Region::Program {
+        diagnostic.in_region(region)
+    } else {
+        diagnostic
+    }
+}

@@ -1,0 +1,110 @@
+//! The ordering rules of speculative tracing within one clause (§10), checked in
+//! statement order. Commit rules count every data-recording or aggregating action, as
+//! Linux DTrace does.
+
+use super::{error, SemaResult};
+use crate::diagnostics::{ErrorTag, Span};
+
+/// How an action takes part in the ordering rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum ActionClass {
+    /// Records data into the buffer (trace, printf, stack, …).
+    DataRecording,
+    Aggregation,
+    Speculate,
+    Commit,
+    Exit,
+    Destructive,
+    /// Expressions, `discard()` and anything else that records nothing.
+    Other,
+}
+
+/// What the clause has done so far.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct SpeculationState {
+    speculated: bool,
+    committed: bool,
+    recorded: bool,
+    aggregated: bool,
+}
+
+impl SpeculationState {
+    /// Checks that an action of `class` may come next, then records it.
+    pub(super) fn check(&mut self, class: ActionClass, span: &Span) -> SemaResult<()> {
+        let fail = |tag, message: &str| Err(error(tag, span, message));
+        match class {
+            ActionClass::Speculate => {
+                if self.committed {
+                    return fail(
+                        ErrorTag::D_SPEC_COMM,
+                        "speculate( ) may not follow commit( )",
+                    );
+                }
+                if self.speculated {
+                    return fail(
+                        ErrorTag::D_SPEC_SPEC,
+                        "speculate( ) may not follow speculate( )",
+                    );
+                }
+                if self.recorded {
+                    return fail(
+                        ErrorTag::D_SPEC_DREC,
+                        "speculate( ) may not follow data-recording action(s)",
+                    );
+                }
+                self.speculated = true;
+            }
+            ActionClass::Aggregation => {
+                if self.speculated {
+                    return fail(
+                        ErrorTag::D_AGG_SPEC,
+                        "aggregating actions may not follow speculate( )",
+                    );
+                }
+                if self.committed {
+                    return fail(
+                        ErrorTag::D_AGG_COMM,
+                        "aggregating actions may not follow commit( )",
+                    );
+                }
+                self.aggregated = true;
+            }
+            ActionClass::Commit => {
+                if self.recorded || self.aggregated {
+                    return fail(
+                        ErrorTag::D_COMM_DREC,
+                        "commit( ) may not follow data-recording action(s)",
+                    );
+                }
+                if self.committed {
+                    return fail(ErrorTag::D_COMM_COMM, "commit( ) may not follow commit( )");
+                }
+                self.committed = true;
+            }
+            ActionClass::Exit => {
+                if self.speculated {
+                    return fail(ErrorTag::D_EXIT_SPEC, "exit( ) may not follow speculate( )");
+                }
+            }
+            ActionClass::Destructive => {
+                if self.speculated {
+                    return fail(
+                        ErrorTag::D_ACT_SPEC,
+                        "destructive actions may not follow speculate( )",
+                    );
+                }
+            }
+            ActionClass::DataRecording => {
+                if self.committed {
+                    return fail(
+                        ErrorTag::D_DREC_COMM,
+                        "data-recording actions may not follow commit( )",
+                    );
+                }
+                self.recorded = true;
+            }
+            ActionClass::Other => {}
+        }
+        Ok(())
+    }
+}
