@@ -2,7 +2,7 @@
 //! program-specifying and option-setting arguments as dtrace(1) does.
 
 use clap::{Arg, ArgAction, ArgMatches, Command};
-use consumer::invocation::{Invocation, Mode, OptionSetting, ProgramArgument, ProgramKind};
+use consumer::invocation::{Invocation, Mode, OptionSetting, ProgramArgument, ProgramKind, TargetArgument};
 
 /// Why the command line was refused; the caller prints the message and the usage text
 /// (when `show_usage`) and exits with status 2.
@@ -249,8 +249,7 @@ fn build_command_line(matches: &ArgMatches) -> Result<Invocation, UsageError> {
         programs: Vec::new(),
         options: Vec::new(),
         operands: matches.get_many::<String>("operands").map(|v| v.cloned().collect()).unwrap_or_default(),
-        commands: Vec::new(),
-        grab_pids: Vec::new(),
+        targets: Vec::new(),
         output_file: None,
         compile_only: flag('e'),
         verbose: flag('v'),
@@ -265,8 +264,8 @@ fn build_command_line(matches: &ArgMatches) -> Result<Invocation, UsageError> {
             'm' => line.programs.push(program(ProgramKind::Module)),
             'f' => line.programs.push(program(ProgramKind::Function)),
             'i' => line.programs.push(program(ProgramKind::ProbeId)),
-            'c' => line.commands.push(value),
-            'p' => line.grab_pids.push(value),
+            'c' => line.targets.push(TargetArgument::Command(value)),
+            'p' => line.targets.push(TargetArgument::Pid(value)),
             'o' => line.output_file = Some(value),
             'x' => {
                 let (name, option_value) = match value.split_once('=') {

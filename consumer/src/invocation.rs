@@ -3,6 +3,7 @@
 //! messages and exit statuses (D-REFERENCE.md §12.2–§12.4).
 
 use std::io::Write;
+use std::path::Path;
 use std::time::Duration;
 
 use difvm::interp::engine::EngineOptions;
@@ -15,7 +16,9 @@ use crate::aggregation_output::AggregationSortOptions;
 use crate::catalog::RegistryCatalog;
 use crate::engine::{TracingEngine, VirtualMachineEngine};
 use crate::options::{DtraceOption, OptionOrigin, OptionSet};
-use crate::session::{NoTargets, Session, SessionSettings};
+use crate::preprocess::{preprocess, PreprocessorSettings};
+use crate::session::{Session, SessionSettings};
+use crate::target_process::{TargetExitReporter, TargetProcesses};
 use crate::signals::install_interrupt_handlers;
 use crate::trace_output::TraceOutputOptions;
 
@@ -68,6 +71,13 @@ pub enum Mode {
     GenerateHeader,
 }
 
+/// A process to trace: `-c command` (created) or `-p pid` (grabbed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TargetArgument {
+    Command(String),
+    Pid(String),
+}
+
 /// Everything dtrace(1) was asked to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Invocation {
@@ -76,8 +86,8 @@ pub struct Invocation {
     pub options: Vec<OptionSetting>,
     /// Operands after the options: `$1`, `$2`, …
     pub operands: Vec<String>,
-    pub commands: Vec<String>,
-    pub grab_pids: Vec<String>,
+    /// `-c` and `-p` processes in command-line order; the first is `$target`.
+    pub targets: Vec<TargetArgument>,
     pub output_file: Option<String>,
     pub compile_only: bool,
     pub verbose: bool,
@@ -114,11 +124,7 @@ pub fn run(invocation: &Invocation) -> i32 {
             return EXIT_USAGE;
         }
     };
-    if !invocation.commands.is_empty() || !invocation.grab_pids.is_empty() {
-        complain("-c and -p (target processes) are not supported yet");
-        return EXIT_USAGE;
-    }
-    let sources = match read_programs(invocation) {
+    let sources = match read_programs(invocation, &options) {
         Ok(sources) => sources,
         Err(message) => {
             complain(&message);
@@ -129,7 +135,20 @@ pub fn run(invocation: &Invocation) -> i32 {
     if invocation.mode == Mode::List {
         return list_probes(invocation, &sources, &options, catalog);
     }
-    execute(invocation, &sources, options, &catalog)
+    // Target processes exist (held before exec) before compiling, so `$target` and
+    // `pid$target` probes resolve against them.
+    let mut targets = TargetProcesses::new();
+    for target in &invocation.targets {
+        let result = match target {
+            TargetArgument::Command(command) => targets.create(command),
+            TargetArgument::Pid(pid) => targets.grab(pid),
+        };
+        if let Err(error) = result {
+            complain(error.message());
+            return EXIT_FATAL;
+        }
+    }
+    execute(invocation, &sources, options, &catalog, &mut targets)
 }
 
 /// The options in effect before compilation: `DTRACE_OPT_*` variables, then the
@@ -159,17 +178,24 @@ fn specifier_option(kind: ProgramKind) -> ProbeSpecifierOption {
     }
 }
 
-/// The program texts: script files read, command-line specifiers as given.
-fn read_programs(invocation: &Invocation) -> Result<Vec<ProgramSource>, String> {
+/// The program texts: script files read (and run through cpp with `-C`), command-line
+/// specifiers as given.
+fn read_programs(invocation: &Invocation, options: &OptionSet) -> Result<Vec<ProgramSource>, String> {
     invocation
         .programs
         .iter()
         .map(|program| match program.kind {
             ProgramKind::Script => {
-                let text = std::fs::read(&program.text).map_err(|error| {
+                let bytes = std::fs::read(&program.text).map_err(|error| {
                     format!("failed to open {}: {}", program.text, describe_io_error(&error))
                 })?;
-                Ok(ProgramSource::script(&program.text, &String::from_utf8_lossy(&text)))
+                let mut text = String::from_utf8_lossy(&bytes).into_owned();
+                if options.boolean(DtraceOption::Cpp) {
+                    let settings = PreprocessorSettings::from_options(options);
+                    text = preprocess(&text, Some(Path::new(&program.text)), &settings, &mut std::io::stderr())
+                        .map_err(|error| format!("failed to compile script {}: {}", program.text, error.message()))?;
+                }
+                Ok(ProgramSource::script(&program.text, &text))
             }
             kind => Ok(ProgramSource::command_line(specifier_option(kind), &program.text)),
         })
@@ -186,7 +212,7 @@ fn describe_io_error(error: &std::io::Error) -> String {
 }
 
 /// Compile options from the options in effect and the operands.
-fn compile_options(invocation: &Invocation, options: &OptionSet) -> CompileOptions {
+fn compile_options(invocation: &Invocation, options: &OptionSet, target_pid: Option<u32>) -> CompileOptions {
     let mut compile = CompileOptions::default();
     let program_name = invocation
         .programs
@@ -206,6 +232,8 @@ fn compile_options(invocation: &Invocation, options: &OptionSet) -> CompileOptio
         compile.macro_variables.pgid = libc::getpgrp() as u32;
         compile.macro_variables.sid = libc::getsid(0) as u32;
     }
+    compile.macro_variables.target = target_pid.unwrap_or(0);
+    compile.user_process_attached = target_pid.is_some();
     let size = |option| options.size(option).or_else(|| options.integer(option));
     if let Some(strsize) = size(DtraceOption::StrSize) {
         compile.string_size = strsize.clamp(1, u32::MAX as u64) as u32;
@@ -227,7 +255,7 @@ fn compile_options(invocation: &Invocation, options: &OptionSet) -> CompileOptio
 fn list_probes(invocation: &Invocation, sources: &[ProgramSource], options: &OptionSet, catalog: RegistryCatalog) -> i32 {
     let mut descriptions = Vec::new();
     if !sources.is_empty() {
-        let mut settings = compile_options(invocation, options);
+        let mut settings = compile_options(invocation, options, None);
         settings.default_error_handler = false;
         settings.argument_references = true;
         let compilation = match compile(sources, &settings, &catalog) {
@@ -291,13 +319,19 @@ fn matched_notice(source: &ProgramSource, matched: u32) -> String {
     }
 }
 
-fn execute(invocation: &Invocation, sources: &[ProgramSource], mut options: OptionSet, catalog: &RegistryCatalog) -> i32 {
+fn execute(
+    invocation: &Invocation,
+    sources: &[ProgramSource],
+    mut options: OptionSet,
+    catalog: &RegistryCatalog,
+    targets: &mut TargetProcesses,
+) -> i32 {
     if sources.is_empty() {
         complain("no probes specified");
         return EXIT_FATAL;
     }
     let errtags = options.boolean(DtraceOption::ErrTags);
-    let compile_settings = compile_options(invocation, &options);
+    let compile_settings = compile_options(invocation, &options, targets.target_pid());
     let compilation = match compile(sources, &compile_settings, catalog) {
         Ok(compilation) => compilation,
         Err(error) => {
@@ -383,7 +417,7 @@ fn execute(invocation: &Invocation, sources: &[ProgramSource], mut options: Opti
             return EXIT_FATAL;
         }
     };
-    run_session(invocation, program, enabled_probes, &options, &mut engine)
+    run_session(invocation, program, enabled_probes, &options, &mut engine, targets)
 }
 
 /// The interpreter's sizes and limits from the options in effect.
@@ -417,6 +451,7 @@ fn run_session(
     enabled_probes: Vec<EnabledProbe>,
     options: &OptionSet,
     engine: &mut dyn TracingEngine,
+    targets: &mut TargetProcesses,
 ) -> i32 {
     let mut output: Box<dyn Write> = match &invocation.output_file {
         Some(path) => match std::fs::OpenOptions::new().create(true).append(true).open(path) {
@@ -443,11 +478,13 @@ fn run_session(
         },
         droptags: options.boolean(DtraceOption::DropTags),
         switch_interval: Duration::from_nanos(options.rate_ns(DtraceOption::SwitchRate).unwrap_or(1_000_000_000).clamp(1_000_000, 1_000_000_000)),
-        target_pid: None,
+        target_pid: targets.target_pid().map(u64::from),
     };
     install_interrupt_handlers();
     let mut session = Session::new(program, enabled_probes, settings, &mut *output);
-    match session.run(engine, &mut NoTargets) {
+    let quiet = options.boolean(DtraceOption::Quiet);
+    let mut watch = TargetExitReporter { targets, quiet };
+    match session.run(engine, &mut watch) {
         Ok(outcome) => outcome.exit_status,
         Err(message) => {
             complain(&message);

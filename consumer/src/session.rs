@@ -36,8 +36,12 @@ pub struct SessionSettings {
     pub target_pid: Option<u64>,
 }
 
-/// Tells the session whether every `-c`/`-p` process has exited.
+/// The session's view of the `-c`/`-p` processes.
 pub trait TargetWatch {
+    /// Called once BEGIN has fired: `-c` processes held before `exec` may now run.
+    fn tracing_started(&mut self) -> Result<(), String> {
+        Ok(())
+    }
     /// True once all target processes are gone (always false with no targets).
     fn all_exited(&mut self) -> bool;
 }
@@ -103,6 +107,7 @@ impl<'o> Session<'o> {
         targets: &mut dyn TargetWatch,
     ) -> Result<SessionOutcome, String> {
         engine.go()?;
+        targets.tracing_started()?;
         loop {
             let buffers = engine.poll(self.settings.switch_interval);
             self.consume(engine, buffers)?;
