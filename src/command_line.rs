@@ -2,7 +2,9 @@
 //! program-specifying and option-setting arguments as dtrace(1) does.
 
 use clap::{Arg, ArgAction, ArgMatches, Command};
-use consumer::invocation::{Invocation, Mode, OptionSetting, ProgramArgument, ProgramKind, TargetArgument};
+use consumer::invocation::{
+    Invocation, Mode, OptionSetting, ProgramArgument, ProgramKind, TargetArgument,
+};
 
 /// Why the command line was refused; the caller prints the message and the usage text
 /// (when `show_usage`) and exits with status 2.
@@ -107,7 +109,12 @@ fn command() -> Command {
         .disable_help_flag(true)
         .disable_version_flag(true)
         .allow_negative_numbers(false)
-        .arg(Arg::new("operands").num_args(0..).action(ArgAction::Append).allow_hyphen_values(false));
+        .arg(
+            Arg::new("operands")
+                .num_args(0..)
+                .action(ArgAction::Append)
+                .allow_hyphen_values(false),
+        );
     for &(letter, _) in VALUE_FLAGS {
         command = command.arg(
             Arg::new(letter.to_string())
@@ -118,7 +125,11 @@ fn command() -> Command {
         );
     }
     for &(letter, _) in BOOLEAN_FLAGS {
-        command = command.arg(Arg::new(letter.to_string()).short(letter).action(ArgAction::Count));
+        command = command.arg(
+            Arg::new(letter.to_string())
+                .short(letter)
+                .action(ArgAction::Count),
+        );
     }
     command
 }
@@ -126,7 +137,10 @@ fn command() -> Command {
 /// Parses `args` (without argv[0]).
 pub fn parse_command_line(args: &[String]) -> Result<Invocation, UsageError> {
     if args.is_empty() {
-        return Err(UsageError { message: None, show_usage: true });
+        return Err(UsageError {
+            message: None,
+            show_usage: true,
+        });
     }
     // -32 and -64 are two-character flags that getopt sees as -3/-6 with the digit as
     // value; clap has no such form, so they are taken out before clap sees the rest.
@@ -150,12 +164,17 @@ pub fn parse_command_line(args: &[String]) -> Result<Invocation, UsageError> {
         }
         remaining.push(argument.clone());
     }
-    let matches = command().try_get_matches_from(&remaining).map_err(|error| {
-        UsageError { message: Some(describe_clap_error(&error, &remaining)), show_usage: true }
-    })?;
+    let matches = command()
+        .try_get_matches_from(&remaining)
+        .map_err(|error| UsageError {
+            message: Some(describe_clap_error(&error, &remaining)),
+            show_usage: true,
+        })?;
     if data_model == Some(32) {
         return Err(UsageError {
-            message: Some("the 32-bit data model (-32) is not supported on this system".to_string()),
+            message: Some(
+                "the 32-bit data model (-32) is not supported on this system".to_string(),
+            ),
             show_usage: false,
         });
     }
@@ -185,7 +204,8 @@ fn describe_clap_error(error: &clap::Error, args: &[String]) -> String {
                 .filter(|a| a.starts_with('-') && !a.starts_with("--"))
                 .flat_map(|a| a.chars().skip(1))
                 .find(|c| {
-                    !VALUE_FLAGS.iter().any(|(l, _)| l == c) && !BOOLEAN_FLAGS.iter().any(|(l, _)| l == c)
+                    !VALUE_FLAGS.iter().any(|(l, _)| l == c)
+                        && !BOOLEAN_FLAGS.iter().any(|(l, _)| l == c)
                 });
             match unknown.or(letter) {
                 Some(letter) => format!("illegal option -- {letter}"),
@@ -201,7 +221,9 @@ fn build_command_line(matches: &ArgMatches) -> Result<Invocation, UsageError> {
     let mut ordered: Vec<(usize, char, String)> = Vec::new();
     for &(letter, _) in VALUE_FLAGS {
         let id = letter.to_string();
-        if let (Some(values), Some(indices)) = (matches.get_many::<String>(&id), matches.indices_of(&id)) {
+        if let (Some(values), Some(indices)) =
+            (matches.get_many::<String>(&id), matches.indices_of(&id))
+        {
             for (value, index) in values.zip(indices) {
                 ordered.push((index, letter, value.clone()));
             }
@@ -248,7 +270,10 @@ fn build_command_line(matches: &ArgMatches) -> Result<Invocation, UsageError> {
         mode,
         programs: Vec::new(),
         options: Vec::new(),
-        operands: matches.get_many::<String>("operands").map(|v| v.cloned().collect()).unwrap_or_default(),
+        operands: matches
+            .get_many::<String>("operands")
+            .map(|v| v.cloned().collect())
+            .unwrap_or_default(),
         targets: Vec::new(),
         output_file: None,
         compile_only: flag('e'),
@@ -256,7 +281,10 @@ fn build_command_line(matches: &ArgMatches) -> Result<Invocation, UsageError> {
         anonymous: flag('a') || flag('A'),
     };
     for (_, letter, value) in ordered {
-        let program = |kind| ProgramArgument { kind, text: value.clone() };
+        let program = |kind| ProgramArgument {
+            kind,
+            text: value.clone(),
+        };
         match letter {
             's' => line.programs.push(program(ProgramKind::Script)),
             'n' => line.programs.push(program(ProgramKind::Name)),
@@ -272,7 +300,10 @@ fn build_command_line(matches: &ArgMatches) -> Result<Invocation, UsageError> {
                     Some((name, v)) => (name.to_string(), Some(v.to_string())),
                     None => (value.clone(), None),
                 };
-                line.options.push(OptionSetting::Extended { name, value: option_value });
+                line.options.push(OptionSetting::Extended {
+                    name,
+                    value: option_value,
+                });
             }
             _ => {
                 let option = VALUE_FLAGS
@@ -285,7 +316,10 @@ fn build_command_line(matches: &ArgMatches) -> Result<Invocation, UsageError> {
                     continue;
                 }
                 let value = if value.is_empty() { None } else { Some(value) };
-                line.options.push(OptionSetting::Shorthand { flag: letter, value });
+                line.options.push(OptionSetting::Shorthand {
+                    flag: letter,
+                    value,
+                });
             }
         }
     }
@@ -302,21 +336,48 @@ mod tests {
 
     #[test]
     fn keeps_program_order_and_operands() {
-        let line = parse(&["-q", "-n", "BEGIN", "-s", "x.d", "-xstrsize=64", "42", "-n", "END", "foo"]).unwrap();
+        let line = parse(&[
+            "-q",
+            "-n",
+            "BEGIN",
+            "-s",
+            "x.d",
+            "-xstrsize=64",
+            "42",
+            "-n",
+            "END",
+            "foo",
+        ])
+        .unwrap();
         assert_eq!(
             line.programs,
             vec![
-                ProgramArgument { kind: ProgramKind::Name, text: "BEGIN".into() },
-                ProgramArgument { kind: ProgramKind::Script, text: "x.d".into() },
-                ProgramArgument { kind: ProgramKind::Name, text: "END".into() },
+                ProgramArgument {
+                    kind: ProgramKind::Name,
+                    text: "BEGIN".into()
+                },
+                ProgramArgument {
+                    kind: ProgramKind::Script,
+                    text: "x.d".into()
+                },
+                ProgramArgument {
+                    kind: ProgramKind::Name,
+                    text: "END".into()
+                },
             ]
         );
         assert_eq!(line.operands, vec!["42", "foo"]);
         assert_eq!(
             line.options,
             vec![
-                OptionSetting::Shorthand { flag: 'q', value: None },
-                OptionSetting::Extended { name: "strsize".into(), value: Some("64".into()) },
+                OptionSetting::Shorthand {
+                    flag: 'q',
+                    value: None
+                },
+                OptionSetting::Extended {
+                    name: "strsize".into(),
+                    value: Some("64".into())
+                },
             ]
         );
     }
@@ -329,24 +390,51 @@ mod tests {
         assert_eq!(
             line.options,
             vec![
-                OptionSetting::Shorthand { flag: 'q', value: None },
-                OptionSetting::Shorthand { flag: 'Z', value: None },
-                OptionSetting::Shorthand { flag: 'b', value: Some("8m".into()) },
-                OptionSetting::Extended { name: "engine".into(), value: Some("vm".into()) },
+                OptionSetting::Shorthand {
+                    flag: 'q',
+                    value: None
+                },
+                OptionSetting::Shorthand {
+                    flag: 'Z',
+                    value: None
+                },
+                OptionSetting::Shorthand {
+                    flag: 'b',
+                    value: Some("8m".into())
+                },
+                OptionSetting::Extended {
+                    name: "engine".into(),
+                    value: Some("vm".into())
+                },
             ]
         );
     }
 
     #[test]
     fn usage_errors() {
-        assert_eq!(parse(&[]).unwrap_err(), UsageError { message: None, show_usage: true });
-        assert_eq!(parse(&["-z"]).unwrap_err().message.as_deref(), Some("illegal option -- z"));
-        assert_eq!(parse(&["-n"]).unwrap_err().message.as_deref(), Some("option requires an argument -- n"));
+        assert_eq!(
+            parse(&[]).unwrap_err(),
+            UsageError {
+                message: None,
+                show_usage: true
+            }
+        );
+        assert_eq!(
+            parse(&["-z"]).unwrap_err().message.as_deref(),
+            Some("illegal option -- z")
+        );
+        assert_eq!(
+            parse(&["-n"]).unwrap_err().message.as_deref(),
+            Some("option requires an argument -- n")
+        );
         assert_eq!(
             parse(&["-l", "-V"]).unwrap_err().message.as_deref(),
             Some("only one of the [-GhlV] options can be specified at a time")
         );
-        assert_eq!(parse(&["-33"]).unwrap_err().message.as_deref(), Some("illegal option -- 33"));
+        assert_eq!(
+            parse(&["-33"]).unwrap_err().message.as_deref(),
+            Some("illegal option -- 33")
+        );
         assert_eq!(parse(&["-64", "-V"]).unwrap().mode, Mode::Version);
     }
 

@@ -26,7 +26,11 @@ fn dtrace(args: &[&str]) -> Outcome {
 fn check(program: &str, status: i32, stdout: &str, stderr: &str) {
     let outcome = dtrace(&["-x", "engine=vm", "-q", "-n", program]);
     assert_eq!(
-        (outcome.status, outcome.stdout.as_str(), outcome.stderr.as_str()),
+        (
+            outcome.status,
+            outcome.stdout.as_str(),
+            outcome.stderr.as_str()
+        ),
         (status, stdout, stderr),
         "program: {program}"
     );
@@ -45,23 +49,86 @@ fn issue_example_prints_14_ok() {
         outcome.stdout,
         "CPU     ID                    FUNCTION:NAME\n  0      1                           :BEGIN 14 ok\n\n"
     );
-    assert_eq!(outcome.stderr, "dtrace: description 'BEGIN ' matched 1 probe\n");
+    assert_eq!(
+        outcome.stderr,
+        "dtrace: description 'BEGIN ' matched 1 probe\n"
+    );
 }
 
 #[test]
 fn precedence_promotion_and_strings() {
-    check(r#"BEGIN { printf("%d\n", 1 + 2 * 3 << 1); exit(0); }"#, 0, "14\n", "");
-    check(r#"BEGIN { printf("%d %d\n", 7 / 2, -7 % 3); exit(0); }"#, 0, "3 -1\n", "");
-    check(r#"BEGIN { printf("%d\n", 1 ^^ 1 || 0 && 1); exit(0); }"#, 0, "0\n", "");
-    check(r#"BEGIN { printf("%d\n", 1 ? 2 : 3 ? 4 : 5); exit(0); }"#, 0, "2\n", "");
-    check(r#"BEGIN { x = (char)300; printf("%d\n", x); exit(0); }"#, 0, "44\n", "");
-    check(r#"BEGIN { x = (unsigned char)-1; printf("%d\n", x); exit(0); }"#, 0, "255\n", "");
-    check(r#"BEGIN { printf("%u\n", (unsigned)-1 + 1); exit(0); }"#, 0, "0\n", "");
-    check(r#"BEGIN { printf("%d\n", -1 < 0u); exit(0); }"#, 0, "0\n", "");
-    check(r#"BEGIN { printf("%d\n", -1 < 0); exit(0); }"#, 0, "1\n", "");
-    check(r#"BEGIN { s = "abc"; printf("%d %d\n", s == "abc", s < "abd"); exit(0); }"#, 0, "1 1\n", "");
-    check(r#"BEGIN { printf("%s\n", strjoin("foo", "bar")); exit(0); }"#, 0, "foobar\n", "");
-    check(r#"BEGIN { printf("%s|%s\n", substr("hello", 1, 3), substr("hello", -3)); exit(0); }"#, 0, "ell|llo\n", "");
+    check(
+        r#"BEGIN { printf("%d\n", 1 + 2 * 3 << 1); exit(0); }"#,
+        0,
+        "14\n",
+        "",
+    );
+    check(
+        r#"BEGIN { printf("%d %d\n", 7 / 2, -7 % 3); exit(0); }"#,
+        0,
+        "3 -1\n",
+        "",
+    );
+    check(
+        r#"BEGIN { printf("%d\n", 1 ^^ 1 || 0 && 1); exit(0); }"#,
+        0,
+        "0\n",
+        "",
+    );
+    check(
+        r#"BEGIN { printf("%d\n", 1 ? 2 : 3 ? 4 : 5); exit(0); }"#,
+        0,
+        "2\n",
+        "",
+    );
+    check(
+        r#"BEGIN { x = (char)300; printf("%d\n", x); exit(0); }"#,
+        0,
+        "44\n",
+        "",
+    );
+    check(
+        r#"BEGIN { x = (unsigned char)-1; printf("%d\n", x); exit(0); }"#,
+        0,
+        "255\n",
+        "",
+    );
+    check(
+        r#"BEGIN { printf("%u\n", (unsigned)-1 + 1); exit(0); }"#,
+        0,
+        "0\n",
+        "",
+    );
+    check(
+        r#"BEGIN { printf("%d\n", -1 < 0u); exit(0); }"#,
+        0,
+        "0\n",
+        "",
+    );
+    check(
+        r#"BEGIN { printf("%d\n", -1 < 0); exit(0); }"#,
+        0,
+        "1\n",
+        "",
+    );
+    check(
+        r#"BEGIN { s = "abc"; printf("%d %d\n", s == "abc", s < "abd"); exit(0); }"#,
+        0,
+        "1 1\n",
+        "",
+    );
+    check(
+        r#"BEGIN { printf("%s\n", strjoin("foo", "bar")); exit(0); }"#,
+        0,
+        "foobar\n",
+        "",
+    );
+    check(
+        r#"BEGIN { printf("%s|%s\n", substr("hello", 1, 3), substr("hello", -3)); exit(0); }"#,
+        0,
+        "ell|llo\n",
+        "",
+    );
     check(r#"BEGIN { exit(3); }"#, 3, "", "");
 }
 
@@ -73,7 +140,14 @@ fn compile_errors_use_dtrace_format_and_status_1() {
         "",
         "dtrace: invalid probe specifier BEGIN { trace(x); }: in action list: failed to resolve x: Unknown variable name\n",
     );
-    let outcome = dtrace(&["-x", "engine=vm", "-x", "errtags", "-n", "BEGIN { x = 1 / 0; }"]);
+    let outcome = dtrace(&[
+        "-x",
+        "engine=vm",
+        "-x",
+        "errtags",
+        "-n",
+        "BEGIN { x = 1 / 0; }",
+    ]);
     assert_eq!(outcome.status, 1);
     assert_eq!(
         outcome.stderr,
@@ -85,20 +159,39 @@ fn compile_errors_use_dtrace_format_and_status_1() {
 fn usage_and_bad_options_exit_2() {
     let outcome = dtrace(&[]);
     assert_eq!(outcome.status, 2);
-    assert!(outcome.stderr.starts_with("Usage: dtrace [-32|-64]"), "{}", outcome.stderr);
+    assert!(
+        outcome.stderr.starts_with("Usage: dtrace [-32|-64]"),
+        "{}",
+        outcome.stderr
+    );
     let outcome = dtrace(&["-z"]);
     assert_eq!(outcome.status, 2);
-    assert!(outcome.stderr.starts_with("dtrace: illegal option -- z\nUsage: "), "{}", outcome.stderr);
+    assert!(
+        outcome
+            .stderr
+            .starts_with("dtrace: illegal option -- z\nUsage: "),
+        "{}",
+        outcome.stderr
+    );
     let outcome = dtrace(&["-x", "nosuchoption", "-n", "BEGIN"]);
     assert_eq!(outcome.status, 2);
-    assert_eq!(outcome.stderr, "dtrace: failed to set -x nosuchoption: Invalid option name\n");
+    assert_eq!(
+        outcome.stderr,
+        "dtrace: failed to set -x nosuchoption: Invalid option name\n"
+    );
     let outcome = dtrace(&["-s", "/nonexistent/x.d"]);
     assert_eq!(outcome.status, 1);
-    assert_eq!(outcome.stderr, "dtrace: failed to open /nonexistent/x.d: No such file or directory\n");
+    assert_eq!(
+        outcome.stderr,
+        "dtrace: failed to open /nonexistent/x.d: No such file or directory\n"
+    );
 }
 
 #[test]
 fn version() {
     let outcome = dtrace(&["-V"]);
-    assert_eq!((outcome.status, outcome.stdout.as_str()), (0, "dtrace: Sun D 1.13\n"));
+    assert_eq!(
+        (outcome.status, outcome.stdout.as_str()),
+        (0, "dtrace: Sun D 1.13\n")
+    );
 }

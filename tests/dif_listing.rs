@@ -19,7 +19,10 @@ const PROGRAMS: &[&str] = &[
 
 /// Every DIFO of `program` assembles back from the -S listing, in order, unchanged.
 fn check(program: &str) {
-    let sources = [ProgramSource::command_line(ProbeSpecifierOption::Name, program)];
+    let sources = [ProgramSource::command_line(
+        ProbeSpecifierOption::Name,
+        program,
+    )];
     let compilation = compile(&sources, &CompileOptions::default(), &DtraceProviderCatalog)
         .unwrap_or_else(|error| panic!("{program}: {}", error.diagnostic.message));
     let expected: Vec<_> = compilation
@@ -28,7 +31,10 @@ fn check(program: &str) {
         .iter()
         .flat_map(|statement| {
             statement.predicate.iter().cloned().chain(
-                statement.actions.iter().flat_map(|action| action.values.iter().filter_map(|value| value.difo.clone())),
+                statement
+                    .actions
+                    .iter()
+                    .flat_map(|action| action.values.iter().filter_map(|value| value.difo.clone())),
             )
         })
         .collect();
@@ -36,13 +42,25 @@ fn check(program: &str) {
         .args(["-S", "-e", "-n", program])
         .output()
         .expect("run dtrace");
-    assert!(output.status.success(), "{program}: {}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{program}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let listing = String::from_utf8(output.stderr).expect("listing is UTF-8");
-    let assembled = assemble_all(&listing).unwrap_or_else(|error| panic!("{program}: {error}\n{listing}"));
+    let assembled =
+        assemble_all(&listing).unwrap_or_else(|error| panic!("{program}: {error}\n{listing}"));
     let assembled: Vec<_> = assembled.into_iter().map(|difo| difo.difo).collect();
-    assert_eq!(assembled.len(), expected.len(), "{program}: DIFO count\n{listing}");
+    assert_eq!(
+        assembled.len(),
+        expected.len(),
+        "{program}: DIFO count\n{listing}"
+    );
     for (index, (got, want)) in assembled.iter().zip(&expected).enumerate() {
-        assert_eq!(got, want, "{program}: DIFO #{index} differs after the round trip\n{listing}");
+        assert_eq!(
+            got, want,
+            "{program}: DIFO #{index} differs after the round trip\n{listing}"
+        );
     }
 }
 

@@ -49,13 +49,21 @@ fn every_example_compiles() {
         .filter(|path| path.extension().is_some_and(|extension| extension == "d"))
         .collect();
     scripts.sort();
-    assert!(scripts.len() >= 40, "examples/ holds {} programs, want at least 40", scripts.len());
+    assert!(
+        scripts.len() >= 40,
+        "examples/ holds {} programs, want at least 40",
+        scripts.len()
+    );
     let target = start_target();
     let pid = target.0.id().to_string();
     let mut failures = Vec::new();
     for script in &scripts {
         let source = std::fs::read_to_string(script).expect("read example");
-        let mut arguments = vec!["-e".to_string(), "-s".to_string(), script.display().to_string()];
+        let mut arguments = vec![
+            "-e".to_string(),
+            "-s".to_string(),
+            script.display().to_string(),
+        ];
         for operand in operands_of(&source).unwrap_or_default() {
             match operand.as_str() {
                 "$target" => arguments.extend(["-p".to_string(), pid.clone()]),
@@ -63,11 +71,25 @@ fn every_example_compiles() {
                 _ => arguments.push(operand),
             }
         }
-        let output = Command::new(env!("CARGO_BIN_EXE_dtrace")).args(&arguments).output().expect("run dtrace");
+        let output = Command::new(env!("CARGO_BIN_EXE_dtrace"))
+            .args(&arguments)
+            .output()
+            .expect("run dtrace");
         let stderr = String::from_utf8_lossy(&output.stderr);
         if !output.status.success() || !stderr.is_empty() {
-            failures.push(format!("dtrace {}: status {:?}: {}", arguments.join(" "), output.status.code(), stderr.trim_end()));
+            failures.push(format!(
+                "dtrace {}: status {:?}: {}",
+                arguments.join(" "),
+                output.status.code(),
+                stderr.trim_end()
+            ));
         }
     }
-    assert!(failures.is_empty(), "{} of {} examples failed:\n{}", failures.len(), scripts.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} examples failed:\n{}",
+        failures.len(),
+        scripts.len(),
+        failures.join("\n")
+    );
 }

@@ -23,7 +23,10 @@ impl RegistryCatalog {
     }
 
     pub fn new(registry: ProbeRegistry) -> RegistryCatalog {
-        RegistryCatalog { registry: RefCell::new(registry), first_error: RefCell::new(None) }
+        RegistryCatalog {
+            registry: RefCell::new(registry),
+            first_error: RefCell::new(None),
+        }
     }
 
     /// The registry, for attaching and listing after compilation.

@@ -42,7 +42,9 @@ impl VirtualMachineEngine {
         options: EngineOptions,
     ) -> Result<VirtualMachineEngine, EngineError> {
         let program: CompiledProgram = program.into_program();
-        Ok(VirtualMachineEngine { engine: Engine::new(program, enabled_probes, options)? })
+        Ok(VirtualMachineEngine {
+            engine: Engine::new(program, enabled_probes, options)?,
+        })
     }
 
     fn fire(&mut self, probe_id: u32) {

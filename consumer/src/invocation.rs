@@ -9,7 +9,9 @@ use std::time::Duration;
 use difvm::interp::engine::EngineOptions;
 use difvm::object::{CompiledProgram, EnabledProbe};
 use difvm::verify::verify_program;
-use dlang::compile::{compile, dif_listing, is_destructive, CompileOptions, ProbeSpecifierOption, ProgramSource};
+use dlang::compile::{
+    compile, dif_listing, is_destructive, CompileOptions, ProbeSpecifierOption, ProgramSource,
+};
 use dlang::probes::ProbeCatalog;
 
 use crate::aggregation_output::AggregationSortOptions;
@@ -18,8 +20,8 @@ use crate::engine::{TracingEngine, VirtualMachineEngine};
 use crate::options::{DtraceOption, OptionOrigin, OptionSet};
 use crate::preprocess::{preprocess, PreprocessorSettings};
 use crate::session::{Session, SessionSettings};
-use crate::target_process::{TargetExitReporter, TargetProcesses};
 use crate::signals::install_interrupt_handlers;
+use crate::target_process::{TargetExitReporter, TargetProcesses};
 use crate::trace_output::TraceOutputOptions;
 
 /// Exit status of a fatal error (compile failure, no probes, unreadable file).
@@ -155,13 +157,17 @@ pub fn run(invocation: &Invocation) -> i32 {
 /// command line in order.
 fn collect_options(invocation: &Invocation) -> Result<OptionSet, String> {
     let mut options = OptionSet::new();
-    options.apply_environment(std::env::vars()).map_err(|failure| failure.message())?;
+    options
+        .apply_environment(std::env::vars())
+        .map_err(|failure| failure.message())?;
     for setting in &invocation.options {
         let result = match setting {
             OptionSetting::Extended { name, value } => {
                 options.set(name, value.as_deref(), OptionOrigin::CommandLine)
             }
-            OptionSetting::Shorthand { flag, value } => options.set_shorthand(*flag, value.as_deref()),
+            OptionSetting::Shorthand { flag, value } => {
+                options.set_shorthand(*flag, value.as_deref())
+            }
         };
         result.map_err(|failure| failure.message())?;
     }
@@ -180,24 +186,45 @@ fn specifier_option(kind: ProgramKind) -> ProbeSpecifierOption {
 
 /// The program texts: script files read (and run through cpp with `-C`), command-line
 /// specifiers as given.
-fn read_programs(invocation: &Invocation, options: &OptionSet) -> Result<Vec<ProgramSource>, String> {
+fn read_programs(
+    invocation: &Invocation,
+    options: &OptionSet,
+) -> Result<Vec<ProgramSource>, String> {
     invocation
         .programs
         .iter()
         .map(|program| match program.kind {
             ProgramKind::Script => {
                 let bytes = std::fs::read(&program.text).map_err(|error| {
-                    format!("failed to open {}: {}", program.text, describe_io_error(&error))
+                    format!(
+                        "failed to open {}: {}",
+                        program.text,
+                        describe_io_error(&error)
+                    )
                 })?;
                 let mut text = String::from_utf8_lossy(&bytes).into_owned();
                 if options.boolean(DtraceOption::Cpp) {
                     let settings = PreprocessorSettings::from_options(options);
-                    text = preprocess(&text, Some(Path::new(&program.text)), &settings, &mut std::io::stderr())
-                        .map_err(|error| format!("failed to compile script {}: {}", program.text, error.message()))?;
+                    text = preprocess(
+                        &text,
+                        Some(Path::new(&program.text)),
+                        &settings,
+                        &mut std::io::stderr(),
+                    )
+                    .map_err(|error| {
+                        format!(
+                            "failed to compile script {}: {}",
+                            program.text,
+                            error.message()
+                        )
+                    })?;
                 }
                 Ok(ProgramSource::script(&program.text, &text))
             }
-            kind => Ok(ProgramSource::command_line(specifier_option(kind), &program.text)),
+            kind => Ok(ProgramSource::command_line(
+                specifier_option(kind),
+                &program.text,
+            )),
         })
         .collect()
 }
@@ -212,7 +239,11 @@ fn describe_io_error(error: &std::io::Error) -> String {
 }
 
 /// Compile options from the options in effect and the operands.
-fn compile_options(invocation: &Invocation, options: &OptionSet, target_pid: Option<u32>) -> CompileOptions {
+fn compile_options(
+    invocation: &Invocation,
+    options: &OptionSet,
+    target_pid: Option<u32>,
+) -> CompileOptions {
     let mut compile = CompileOptions::default();
     let program_name = invocation
         .programs
@@ -220,7 +251,9 @@ fn compile_options(invocation: &Invocation, options: &OptionSet, target_pid: Opt
         .find(|program| program.kind == ProgramKind::Script)
         .map(|program| program.text.clone())
         .unwrap_or_else(|| "dtrace".to_string());
-    compile.macro_arguments = std::iter::once(program_name).chain(invocation.operands.iter().cloned()).collect();
+    compile.macro_arguments = std::iter::once(program_name)
+        .chain(invocation.operands.iter().cloned())
+        .collect();
     // SAFETY: these calls take no pointers and cannot fail.
     unsafe {
         compile.macro_variables.pid = libc::getpid() as u32;
@@ -240,7 +273,8 @@ fn compile_options(invocation: &Invocation, options: &OptionSet, target_pid: Opt
     }
     compile.default_arguments = options.boolean(DtraceOption::DefaultArgs);
     compile.argument_references = options.boolean(DtraceOption::ArgRef);
-    compile.zero_matches_allowed = options.boolean(DtraceOption::Zdefs) || invocation.mode == Mode::List;
+    compile.zero_matches_allowed =
+        options.boolean(DtraceOption::Zdefs) || invocation.mode == Mode::List;
     compile.empty_programs_allowed = options.boolean(DtraceOption::Empty);
     if let Some(frames) = options.integer(DtraceOption::StackFrames) {
         compile.stack_frames = frames.min(u32::MAX as u64) as u32;
@@ -252,7 +286,12 @@ fn compile_options(invocation: &Invocation, options: &OptionSet, target_pid: Opt
 }
 
 /// `dtrace -l`: lists the probes every description matches (all probes without any).
-fn list_probes(invocation: &Invocation, sources: &[ProgramSource], options: &OptionSet, catalog: RegistryCatalog) -> i32 {
+fn list_probes(
+    invocation: &Invocation,
+    sources: &[ProgramSource],
+    options: &OptionSet,
+    catalog: RegistryCatalog,
+) -> i32 {
     let mut descriptions = Vec::new();
     if !sources.is_empty() {
         let mut settings = compile_options(invocation, options, None);
@@ -261,13 +300,19 @@ fn list_probes(invocation: &Invocation, sources: &[ProgramSource], options: &Opt
         let compilation = match compile(sources, &settings, &catalog) {
             Ok(compilation) => compilation,
             Err(error) => {
-                eprintln!("{}", error.message("dtrace", sources, options.boolean(DtraceOption::ErrTags)));
+                eprintln!(
+                    "{}",
+                    error.message("dtrace", sources, options.boolean(DtraceOption::ErrTags))
+                );
                 return EXIT_FATAL;
             }
         };
         for statement in &compilation.program.statements {
             if catalog.matching(&statement.probe).is_empty() {
-                complain(&format!("failed to match {}: No probe matches description", statement.probe));
+                complain(&format!(
+                    "failed to match {}: No probe matches description",
+                    statement.probe
+                ));
             }
             descriptions.push(statement.probe.clone());
         }
@@ -278,7 +323,10 @@ fn list_probes(invocation: &Invocation, sources: &[ProgramSource], options: &Opt
     let mut registry = catalog.into_registry();
     match registry.list(&descriptions, invocation.verbose) {
         Ok(probes) => {
-            print!("{}", providers::listing::format_listing(&probes, invocation.verbose));
+            print!(
+                "{}",
+                providers::listing::format_listing(&probes, invocation.verbose)
+            );
             0
         }
         Err(error) => {
@@ -290,7 +338,10 @@ fn list_probes(invocation: &Invocation, sources: &[ProgramSource], options: &Opt
 
 /// The enabled probes of a program: every statement on every probe its description
 /// matches, EPIDs given in statement order and then probe id order.
-pub fn enable_statements(program: &CompiledProgram, catalog: &dyn ProbeCatalog) -> Vec<EnabledProbe> {
+pub fn enable_statements(
+    program: &CompiledProgram,
+    catalog: &dyn ProbeCatalog,
+) -> Vec<EnabledProbe> {
     let mut enabled = Vec::new();
     for (statement_index, statement) in program.statements.iter().enumerate() {
         let mut probes = catalog.matching(&statement.probe);
@@ -311,10 +362,18 @@ pub fn enable_statements(program: &CompiledProgram, catalog: &dyn ProbeCatalog) 
 fn matched_notice(source: &ProgramSource, matched: u32) -> String {
     let plural = if matched == 1 { "" } else { "s" };
     match &source.origin {
-        dlang::compile::ProgramOrigin::Script { name } => format!("script '{name}' matched {matched} probe{plural}"),
+        dlang::compile::ProgramOrigin::Script { name } => {
+            format!("script '{name}' matched {matched} probe{plural}")
+        }
         dlang::compile::ProgramOrigin::CommandLine(_) => {
-            let end = source.text.find(['{', '/', ';']).unwrap_or(source.text.len());
-            format!("description '{}' matched {matched} probe{plural}", &source.text[..end])
+            let end = source
+                .text
+                .find(['{', '/', ';'])
+                .unwrap_or(source.text.len());
+            format!(
+                "description '{}' matched {matched} probe{plural}",
+                &source.text[..end]
+            )
         }
     }
 }
@@ -357,7 +416,9 @@ fn execute(
         Ok(verified) => verified,
         Err(errors) => {
             for error in errors {
-                complain(&format!("DIF verification failed (a compiler bug): {error}"));
+                complain(&format!(
+                    "DIF verification failed (a compiler bug): {error}"
+                ));
             }
             return EXIT_FATAL;
         }
@@ -387,7 +448,9 @@ fn execute(
             complain("allowing destructive actions");
         }
     }
-    let user_probes_only = enabled_probes.iter().all(|enabled| enabled.probe.provider == "dtrace");
+    let user_probes_only = enabled_probes
+        .iter()
+        .all(|enabled| enabled.probe.provider == "dtrace");
     let engine_word = options.word(DtraceOption::Engine).unwrap_or("auto");
     if engine_word == "kernel" || (engine_word == "auto" && !user_probes_only) {
         let provider = enabled_probes
@@ -402,7 +465,11 @@ fn execute(
         return EXIT_FATAL;
     }
     if !user_probes_only {
-        let probe = enabled_probes.iter().find(|enabled| enabled.probe.provider != "dtrace").map(|enabled| enabled.probe.to_string()).unwrap_or_default();
+        let probe = enabled_probes
+            .iter()
+            .find(|enabled| enabled.probe.provider != "dtrace")
+            .map(|enabled| enabled.probe.to_string())
+            .unwrap_or_default();
         complain(&format!(
             "could not enable tracing: the vm engine runs only the dtrace provider's probes; {probe} needs the kernel engine"
         ));
@@ -410,14 +477,22 @@ fn execute(
     }
     let engine_options = engine_options(&options);
     let program = compilation.program.clone();
-    let mut engine = match VirtualMachineEngine::new(verified, enabled_probes.clone(), engine_options) {
-        Ok(engine) => engine,
-        Err(error) => {
-            complain(&format!("could not enable tracing: {error}"));
-            return EXIT_FATAL;
-        }
-    };
-    run_session(invocation, program, enabled_probes, &options, &mut engine, targets)
+    let mut engine =
+        match VirtualMachineEngine::new(verified, enabled_probes.clone(), engine_options) {
+            Ok(engine) => engine,
+            Err(error) => {
+                complain(&format!("could not enable tracing: {error}"));
+                return EXIT_FATAL;
+            }
+        };
+    run_session(
+        invocation,
+        program,
+        enabled_probes,
+        &options,
+        &mut engine,
+        targets,
+    )
 }
 
 /// The interpreter's sizes and limits from the options in effect.
@@ -454,10 +529,17 @@ fn run_session(
     targets: &mut TargetProcesses,
 ) -> i32 {
     let mut output: Box<dyn Write> = match &invocation.output_file {
-        Some(path) => match std::fs::OpenOptions::new().create(true).append(true).open(path) {
+        Some(path) => match std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+        {
             Ok(file) => Box::new(std::io::BufWriter::new(file)),
             Err(error) => {
-                complain(&format!("failed to open output file '{path}': {}", describe_io_error(&error)));
+                complain(&format!(
+                    "failed to open output file '{path}': {}",
+                    describe_io_error(&error)
+                ));
                 return EXIT_FATAL;
             }
         },
@@ -477,7 +559,12 @@ fn run_session(
             aggregation_position: options.integer(DtraceOption::AggSortPos).unwrap_or(0) as usize,
         },
         droptags: options.boolean(DtraceOption::DropTags),
-        switch_interval: Duration::from_nanos(options.rate_ns(DtraceOption::SwitchRate).unwrap_or(1_000_000_000).clamp(1_000_000, 1_000_000_000)),
+        switch_interval: Duration::from_nanos(
+            options
+                .rate_ns(DtraceOption::SwitchRate)
+                .unwrap_or(1_000_000_000)
+                .clamp(1_000_000, 1_000_000_000),
+        ),
         target_pid: targets.target_pid().map(u64::from),
     };
     install_interrupt_handlers();

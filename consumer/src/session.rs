@@ -84,8 +84,11 @@ impl<'o> Session<'o> {
         output: &'o mut dyn Write,
     ) -> Session<'o> {
         let renderer = TraceRenderer::new(settings.trace);
-        let aggregations =
-            program.aggregations.iter().map(|aggregation| (aggregation.id, AggregationTable::new())).collect();
+        let aggregations = program
+            .aggregations
+            .iter()
+            .map(|aggregation| (aggregation.id, AggregationTable::new()))
+            .collect();
         Session {
             program,
             enabled_probes,
@@ -130,21 +133,34 @@ impl<'o> Session<'o> {
             self.absorb_aggregations(engine.drain_aggregations());
             self.print_unprinted_aggregations()?;
         }
-        self.output.flush().map_err(|error| format!("failed to write output: {error}"))?;
-        Ok(SessionOutcome { exit_status: self.exit_status.unwrap_or(0) as i32 })
+        self.output
+            .flush()
+            .map_err(|error| format!("failed to write output: {error}"))?;
+        Ok(SessionOutcome {
+            exit_status: self.exit_status.unwrap_or(0) as i32,
+        })
     }
 
     fn write(&mut self, text: &str) -> Result<(), String> {
-        self.output.write_all(text.as_bytes()).map_err(|error| format!("failed to write output: {error}"))
+        self.output
+            .write_all(text.as_bytes())
+            .map_err(|error| format!("failed to write output: {error}"))
     }
 
     /// Merges drained per-CPU aggregation data into the consumer's tables.
     fn absorb_aggregations(&mut self, entries: Vec<AggregationEntry>) {
         for entry in entries {
-            let Some(description) = self.program.aggregations.iter().find(|a| a.id == entry.aggregation) else {
+            let Some(description) = self
+                .program
+                .aggregations
+                .iter()
+                .find(|a| a.id == entry.aggregation)
+            else {
                 continue;
             };
-            let Ok(rule) = AggregationRule::new(&description.function) else { continue };
+            let Ok(rule) = AggregationRule::new(&description.function) else {
+                continue;
+            };
             let table = self.aggregations.entry(entry.aggregation).or_default();
             match table.entries.get_mut(&entry.key) {
                 Some(words) => rule.merge(words, &entry.value),
@@ -156,15 +172,24 @@ impl<'o> Session<'o> {
     }
 
     /// Processes buffers record by record, in buffer order.
-    fn consume(&mut self, engine: &mut dyn TracingEngine, buffers: Vec<(u32, Vec<u8>)>) -> Result<(), String> {
+    fn consume(
+        &mut self,
+        engine: &mut dyn TracingEngine,
+        buffers: Vec<(u32, Vec<u8>)>,
+    ) -> Result<(), String> {
         for (cpu, buffer) in buffers {
             let statements = self.program.statements.clone();
             let enabled_probes = self.enabled_probes.clone();
             let index = EnabledProbeIndex::new(&enabled_probes, &statements);
-            let records = index.split(&buffer).map_err(|error| format!("processing aborted: {error}"))?;
+            let records = index
+                .split(&buffer)
+                .map_err(|error| format!("processing aborted: {error}"))?;
             for (position, record) in records.iter().enumerate() {
                 let Some((enabled, statement)) = index.lookup(record.epid) else {
-                    return Err(format!("processing aborted: unknown enabled probe id {}", record.epid));
+                    return Err(format!(
+                        "processing aborted: unknown enabled probe id {}",
+                        record.epid
+                    ));
                 };
                 let values = decode_record(statement, record.data)
                     .map_err(|error| format!("processing aborted: {error}"))?;
@@ -173,7 +198,9 @@ impl<'o> Session<'o> {
                     continue;
                 }
                 let next_record = records.get(position + 1).and_then(|next| {
-                    index.lookup(next.epid).map(|(next_enabled, _)| (next.epid, next_enabled.probe_id))
+                    index
+                        .lookup(next.epid)
+                        .map(|(next_enabled, _)| (next.epid, next_enabled.probe_id))
                 });
                 let mut text = String::new();
                 self.renderer.begin_record(
@@ -196,10 +223,16 @@ impl<'o> Session<'o> {
         Ok(())
     }
 
-    fn report_runtime_error(&mut self, index: &EnabledProbeIndex<'_>, values: &[Vec<RecordValue<'_>>]) {
+    fn report_runtime_error(
+        &mut self,
+        index: &EnabledProbeIndex<'_>,
+        values: &[Vec<RecordValue<'_>>],
+    ) {
         let flat: Vec<RecordValue<'_>> = values.iter().flatten().cloned().collect();
         let fault = RuntimeFault::from_error_record(&flat, |epid| {
-            index.lookup(epid).map(|(enabled, _)| (enabled.probe_id, enabled.probe.clone()))
+            index
+                .lookup(epid)
+                .map(|(enabled, _)| (enabled.probe_id, enabled.probe.clone()))
         });
         if let Some(fault) = fault {
             let _ = self.output.flush();
@@ -216,14 +249,20 @@ impl<'o> Session<'o> {
         values: &[RecordValue<'_>],
     ) -> Result<(), String> {
         let resolver = NoSymbols;
-        let context = PrintfContext { resolver: &resolver, target_pid: self.settings.target_pid };
+        let context = PrintfContext {
+            resolver: &resolver,
+            target_pid: self.settings.target_pid,
+        };
         match kind {
             ActionKind::Exit => {
                 if let Some(status) = values.first().and_then(RecordValue::as_i64) {
                     self.exit_status = Some(status);
                 }
             }
-            ActionKind::Printa { format, aggregations } => {
+            ActionKind::Printa {
+                format,
+                aggregations,
+            } => {
                 self.absorb_aggregations(engine.drain_aggregations());
                 self.print_aggregations(text, format.as_deref(), aggregations)?;
             }
@@ -238,7 +277,10 @@ impl<'o> Session<'o> {
                 let keep = values.first().and_then(RecordValue::as_i64);
                 if let (Some(table), Some(description)) = (
                     self.aggregations.get_mut(aggregation),
-                    self.program.aggregations.iter().find(|a| a.id == *aggregation),
+                    self.program
+                        .aggregations
+                        .iter()
+                        .find(|a| a.id == *aggregation),
                 ) {
                     if let Ok(rule) = AggregationRule::new(&description.function) {
                         table.truncate(&rule, description, keep);
@@ -257,23 +299,35 @@ impl<'o> Session<'o> {
                 }
             }
             ActionKind::System { .. } => {
-                if let Some(command) =
-                    self.renderer.format_action_string(action, values, &context).map_err(|e| e.to_string())?
+                if let Some(command) = self
+                    .renderer
+                    .format_action_string(action, values, &context)
+                    .map_err(|e| e.to_string())?
                 {
                     self.write(text)?;
                     text.clear();
                     let _ = self.output.flush();
-                    let _ = std::process::Command::new("/bin/sh").arg("-c").arg(&command).status();
+                    let _ = std::process::Command::new("/bin/sh")
+                        .arg("-c")
+                        .arg(&command)
+                        .status();
                 }
             }
             _ => {
-                self.renderer.render_action(text, action, values, &context).map_err(|e| e.to_string())?;
+                self.renderer
+                    .render_action(text, action, values, &context)
+                    .map_err(|e| e.to_string())?;
             }
         }
         Ok(())
     }
 
-    fn print_aggregations(&mut self, text: &mut String, format: Option<&str>, ids: &[u32]) -> Result<(), String> {
+    fn print_aggregations(
+        &mut self,
+        text: &mut String,
+        format: Option<&str>,
+        ids: &[u32],
+    ) -> Result<(), String> {
         let resolver = NoSymbols;
         let printer = AggregationPrinter {
             sort: self.settings.sort,
@@ -286,14 +340,20 @@ impl<'o> Session<'o> {
         let empty = AggregationTable::new();
         let mut views = Vec::new();
         for id in ids {
-            let Some(description) = self.program.aggregations.iter().find(|a| a.id == *id) else { continue };
+            let Some(description) = self.program.aggregations.iter().find(|a| a.id == *id) else {
+                continue;
+            };
             let table = self.aggregations.get(id).unwrap_or(&empty);
             views.push(AggregationView::new(description, table).map_err(|e| e.to_string())?);
         }
         let printed = match format {
             None => printer.render_printa(text, &views),
             Some(format) => {
-                let parsed = self.renderer.parsed_format(format).map_err(|e| e.to_string())?.clone();
+                let parsed = self
+                    .renderer
+                    .parsed_format(format)
+                    .map_err(|e| e.to_string())?
+                    .clone();
                 printer
                     .render_printa_formatted(text, &parsed, &views, self.settings.target_pid)
                     .map_err(|e| e.to_string())?
@@ -320,7 +380,9 @@ impl<'o> Session<'o> {
             if self.printed_aggregations.contains(&description.id) {
                 continue;
             }
-            let Some(table) = self.aggregations.get(&description.id) else { continue };
+            let Some(table) = self.aggregations.get(&description.id) else {
+                continue;
+            };
             if table.entries.is_empty() {
                 continue;
             }
@@ -346,21 +408,43 @@ impl<'o> Session<'o> {
             }
         }
         for (cpu, count) in &current.aggregation {
-            let delta = count - self.reported_drops.aggregation.get(cpu).copied().unwrap_or(0);
+            let delta = count
+                - self
+                    .reported_drops
+                    .aggregation
+                    .get(cpu)
+                    .copied()
+                    .unwrap_or(0);
             if delta > 0 {
                 messages.push(drop_message(DropKind::Aggregation, delta, *cpu, droptags));
             }
         }
         let scalar_counters = [
-            (DropKind::Dynamic, current.dynamic, self.reported_drops.dynamic),
-            (DropKind::Speculative, current.speculative, self.reported_drops.speculative),
-            (DropKind::SpeculationBusy, current.speculation_busy, self.reported_drops.speculation_busy),
+            (
+                DropKind::Dynamic,
+                current.dynamic,
+                self.reported_drops.dynamic,
+            ),
+            (
+                DropKind::Speculative,
+                current.speculative,
+                self.reported_drops.speculative,
+            ),
+            (
+                DropKind::SpeculationBusy,
+                current.speculation_busy,
+                self.reported_drops.speculation_busy,
+            ),
             (
                 DropKind::SpeculationUnavailable,
                 current.speculation_unavailable,
                 self.reported_drops.speculation_unavailable,
             ),
-            (DropKind::DoubleError, current.error_in_error_probe, self.reported_drops.error_in_error_probe),
+            (
+                DropKind::DoubleError,
+                current.error_in_error_probe,
+                self.reported_drops.error_in_error_probe,
+            ),
         ];
         for (kind, now, before) in scalar_counters {
             if now > before {

@@ -23,7 +23,8 @@ pub fn install_interrupt_handlers() {
                 continue;
             }
             let mut action: libc::sigaction = std::mem::zeroed();
-            action.sa_sigaction = count_interrupt as extern "C" fn(libc::c_int) as *const () as usize;
+            action.sa_sigaction =
+                count_interrupt as extern "C" fn(libc::c_int) as *const () as usize;
             libc::sigemptyset(&mut action.sa_mask);
             libc::sigaction(signal, &action, std::ptr::null_mut());
         }

@@ -755,7 +755,9 @@ pub struct TargetExitReporter<'t> {
 
 impl TargetWatch for TargetExitReporter<'_> {
     fn tracing_started(&mut self) -> Result<(), String> {
-        self.targets.release().map_err(|error| error.message().to_string())
+        self.targets
+            .release()
+            .map_err(|error| error.message().to_string())
     }
 
     fn all_exited(&mut self) -> bool {

@@ -39,15 +39,29 @@ impl DtraceProcessContext {
                 name
             })
             .unwrap_or_else(|_| b"dtrace".to_vec());
-        DtraceProcessContext { arguments, cpu, pid, tid, ppid, uid, gid, execname }
+        DtraceProcessContext {
+            arguments,
+            cpu,
+            pid,
+            tid,
+            ppid,
+            uid,
+            gid,
+            execname,
+        }
     }
 }
 
 fn clock_nanoseconds(clock: libc::clockid_t) -> u64 {
-    let mut time = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut time = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: `time` is a valid, writable timespec.
     unsafe { libc::clock_gettime(clock, &mut time) };
-    (time.tv_sec as u64).wrapping_mul(1_000_000_000).wrapping_add(time.tv_nsec as u64)
+    (time.tv_sec as u64)
+        .wrapping_mul(1_000_000_000)
+        .wrapping_add(time.tv_nsec as u64)
 }
 
 impl ProbeFiringContext for DtraceProcessContext {
@@ -55,7 +69,9 @@ impl ProbeFiringContext for DtraceProcessContext {
         self.cpu
     }
     fn argument(&self, index: u64) -> Option<u64> {
-        usize::try_from(index).ok().and_then(|index| self.arguments.get(index).copied())
+        usize::try_from(index)
+            .ok()
+            .and_then(|index| self.arguments.get(index).copied())
     }
     fn pid(&self) -> u64 {
         self.pid
@@ -87,8 +103,14 @@ impl ProbeFiringContext for DtraceProcessContext {
     fn read_user_memory(&self, address: u64, buffer: &mut [u8]) -> bool {
         // process_vm_readv on ourselves reads our own memory but fails cleanly (EFAULT)
         // on unmapped addresses, which a plain pointer read would not.
-        let local = libc::iovec { iov_base: buffer.as_mut_ptr().cast(), iov_len: buffer.len() };
-        let remote = libc::iovec { iov_base: address as *mut libc::c_void, iov_len: buffer.len() };
+        let local = libc::iovec {
+            iov_base: buffer.as_mut_ptr().cast(),
+            iov_len: buffer.len(),
+        };
+        let remote = libc::iovec {
+            iov_base: address as *mut libc::c_void,
+            iov_len: buffer.len(),
+        };
         // SAFETY: `local` describes our writable buffer; the kernel validates `remote`.
         let copied = unsafe { libc::process_vm_readv(libc::getpid(), &local, 1, &remote, 1, 0) };
         copied == buffer.len() as isize

@@ -61,7 +61,12 @@ pub struct DifType {
 impl DifType {
     /// An integer type of `size` bytes, passed by value.
     pub fn integer(size: u32) -> DifType {
-        DifType { kind: DifTypeKind::Ctf, ctf_kind: CtfKind::Integer, flags: 0, size }
+        DifType {
+            kind: DifTypeKind::Ctf,
+            ctf_kind: CtfKind::Integer,
+            flags: 0,
+            size,
+        }
     }
     /// The D string type of `strsize` bytes, passed by reference.
     pub fn string(strsize: u32) -> DifType {

@@ -7,7 +7,9 @@
 /// True when `pattern` contains any glob metacharacter (`* ? [ \`), i.e. when it is
 /// matched as a pattern rather than compared as a string.
 pub fn is_glob_pattern(pattern: &str) -> bool {
-    pattern.bytes().any(|b| matches!(b, b'*' | b'?' | b'[' | b'\\'))
+    pattern
+        .bytes()
+        .any(|b| matches!(b, b'*' | b'?' | b'[' | b'\\'))
 }
 
 /// Matches one probe-description field against a probe's field.
@@ -119,7 +121,11 @@ mod tests {
     use super::*;
 
     fn check(pattern: &str, text: &str, expected: bool) {
-        assert_eq!(field_matches(pattern, text), expected, "{pattern:?} vs {text:?}");
+        assert_eq!(
+            field_matches(pattern, text),
+            expected,
+            "{pattern:?} vs {text:?}"
+        );
     }
 
     #[test]

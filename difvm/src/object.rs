@@ -20,7 +20,11 @@ pub struct ProbeDescription {
 
 impl std::fmt::Display for ProbeDescription {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}:{}:{}", self.provider, self.module, self.function, self.name)
+        write!(
+            f,
+            "{}:{}:{}:{}",
+            self.provider, self.module, self.function, self.name
+        )
     }
 }
 
@@ -92,7 +96,10 @@ pub enum ActionKind {
     /// `printf(fmt, args...)`: one recorded value per argument.
     Printf { format: String },
     /// `printa([fmt,] @a, ...)`: prints aggregation snapshots when consumed; no values.
-    Printa { format: Option<String>, aggregations: Vec<u32> },
+    Printa {
+        format: Option<String>,
+        aggregations: Vec<u32>,
+    },
     /// `system(fmt, args...)`: destructive; run by the consumer.
     System { format: String },
     /// `freopen(fmt, args...)`: destructive; redirect output in the consumer.
@@ -178,8 +185,17 @@ pub enum AggregationFunction {
     Max,
     Stddev,
     Quantize,
-    Lquantize { low: i32, high: i32, step: u32 },
-    Llquantize { factor: u16, low: u16, high: u16, steps: u16 },
+    Lquantize {
+        low: i32,
+        high: i32,
+        step: u32,
+    },
+    Llquantize {
+        factor: u16,
+        low: u16,
+        high: u16,
+        steps: u16,
+    },
 }
 
 impl AggregationFunction {
@@ -217,9 +233,13 @@ pub struct AggregationDescription {
 pub enum VariableStorage {
     Scalar,
     /// A fixed-size array `int a[10];` of `elements` entries.
-    StaticArray { elements: u32 },
+    StaticArray {
+        elements: u32,
+    },
     /// An associative array keyed by a tuple of `key_size` encoded bytes.
-    Associative { key_size: u32 },
+    Associative {
+        key_size: u32,
+    },
 }
 
 /// A user variable of the program, for the engines to size and lay out storage.
@@ -326,6 +346,9 @@ impl FaultCode {
 
     /// Whether the message carries the faulting address as ` (0x…)`.
     pub fn reports_address(self) -> bool {
-        matches!(self, FaultCode::BadAddress | FaultCode::BadAlignment | FaultCode::BadStack)
+        matches!(
+            self,
+            FaultCode::BadAddress | FaultCode::BadAlignment | FaultCode::BadStack
+        )
     }
 }

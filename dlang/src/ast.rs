@@ -55,7 +55,12 @@ pub enum Statement {
     /// An expression statement: assignments, actions, aggregations, subroutine calls.
     Expression(Expr),
     /// `if (cond) statement [else statement]`.
-    If { condition: Expr, then_branch: Box<Statement>, else_branch: Option<Box<Statement>>, span: Span },
+    If {
+        condition: Expr,
+        then_branch: Box<Statement>,
+        else_branch: Option<Box<Statement>>,
+        span: Span,
+    },
     /// `{ ... }` nested inside a clause (as an `if` branch).
     Block(Block),
     /// `;` alone.
@@ -185,13 +190,21 @@ pub enum MacroVariable {
 #[derive(Debug, Clone, PartialEq)]
 pub enum ExprKind {
     /// An integer or character constant; `text` is the token as written (for messages).
-    Integer { value: u64, base: IntegerBase, suffix: IntegerSuffix, text: String },
+    Integer {
+        value: u64,
+        base: IntegerBase,
+        suffix: IntegerSuffix,
+        text: String,
+    },
     /// A string literal after escape processing (may contain any bytes but NUL stops it).
     String(Vec<u8>),
     /// A plain identifier: a variable, built-in variable, enumerator or inline.
     Identifier(String),
     /// `` module`symbol `` (the module may be empty for `` `symbol ``).
-    ScopedIdentifier { module: String, name: String },
+    ScopedIdentifier {
+        module: String,
+        name: String,
+    },
     Macro(MacroVariable),
     /// `self->name`.
     ThreadLocal(String),
@@ -199,12 +212,30 @@ pub enum ExprKind {
     ClauseLocal(String),
     /// `@name` or `@` (name `_`), not subscripted.
     Aggregation(String),
-    Unary { operator: UnaryOperator, operand: Box<Expr> },
-    Binary { operator: BinaryOperator, left: Box<Expr>, right: Box<Expr> },
-    Assign { operator: AssignmentOperator, target: Box<Expr>, value: Box<Expr> },
-    Conditional { condition: Box<Expr>, then_value: Box<Expr>, else_value: Box<Expr> },
+    Unary {
+        operator: UnaryOperator,
+        operand: Box<Expr>,
+    },
+    Binary {
+        operator: BinaryOperator,
+        left: Box<Expr>,
+        right: Box<Expr>,
+    },
+    Assign {
+        operator: AssignmentOperator,
+        target: Box<Expr>,
+        value: Box<Expr>,
+    },
+    Conditional {
+        condition: Box<Expr>,
+        then_value: Box<Expr>,
+        else_value: Box<Expr>,
+    },
     /// `(type) expr`.
-    Cast { ty: TypeName, operand: Box<Expr> },
+    Cast {
+        ty: TypeName,
+        operand: Box<Expr>,
+    },
     /// `sizeof expr`.
     SizeofExpr(Box<Expr>),
     /// `sizeof (type)`.
@@ -212,18 +243,36 @@ pub enum ExprKind {
     /// `stringof expr`.
     Stringof(Box<Expr>),
     /// `offsetof(type, member)`.
-    Offsetof { ty: TypeName, member: String },
+    Offsetof {
+        ty: TypeName,
+        member: String,
+    },
     /// `xlate <type> (expr)`.
-    Xlate { ty: TypeName, operand: Box<Expr> },
+    Xlate {
+        ty: TypeName,
+        operand: Box<Expr>,
+    },
     /// `callee(args)`; the callee is normally an identifier naming an action or subroutine.
-    Call { callee: Box<Expr>, arguments: Vec<Expr> },
+    Call {
+        callee: Box<Expr>,
+        arguments: Vec<Expr>,
+    },
     /// `base[keys]`: associative arrays, static arrays, pointers, `args[]`, and
     /// aggregations (`@a[k]`) where the base is an `Aggregation`.
-    Index { base: Box<Expr>, keys: Vec<Expr> },
+    Index {
+        base: Box<Expr>,
+        keys: Vec<Expr>,
+    },
     /// `base.member`.
-    Member { base: Box<Expr>, member: String },
+    Member {
+        base: Box<Expr>,
+        member: String,
+    },
     /// `base->member` (for `self->`/`this->` the parser produces `ThreadLocal`/`ClauseLocal`).
-    PointerMember { base: Box<Expr>, member: String },
+    PointerMember {
+        base: Box<Expr>,
+        member: String,
+    },
 }
 
 /// A type name as in a cast or `sizeof(type)`: specifiers plus an abstract declarator.
@@ -329,12 +378,17 @@ pub struct Declarator {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Derivation {
-    Pointer { qualifiers: Vec<TypeQualifier> },
+    Pointer {
+        qualifiers: Vec<TypeQualifier>,
+    },
     /// `[N]` with a constant expression, `[]`, or an associative-array key signature
     /// `[type, type]` (a list of type names).
     Array(ArrayDimension),
     /// A function declarator `(params)`; `varargs` for a trailing `...`.
-    Function { parameters: Vec<TypeName>, varargs: bool },
+    Function {
+        parameters: Vec<TypeName>,
+        varargs: bool,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -100,12 +100,22 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// A diagnostic at `span` in the program region.
     pub fn new(tag: ErrorTag, span: Span, message: impl Into<String>) -> Diagnostic {
-        Diagnostic { tag, message: message.into(), span: Some(span), region: Region::Program }
+        Diagnostic {
+            tag,
+            message: message.into(),
+            span: Some(span),
+            region: Region::Program,
+        }
     }
 
     /// A diagnostic that has no place in the source.
     pub fn without_span(tag: ErrorTag, message: impl Into<String>) -> Diagnostic {
-        Diagnostic { tag, message: message.into(), span: None, region: Region::Program }
+        Diagnostic {
+            tag,
+            message: message.into(),
+            span: None,
+            region: Region::Program,
+        }
     }
 
     /// The same diagnostic, found while checking `region`.
