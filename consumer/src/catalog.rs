@@ -5,6 +5,7 @@ use std::cell::RefCell;
 
 use difvm::object::ProbeDescription;
 use dlang::probes::{ProbeCatalog, ProbeInfo};
+use providers::attributes::Attribute;
 use providers::registry::ProbeRegistry;
 
 /// Adapts [`ProbeRegistry`] (which enumerates lazily and so needs `&mut`) to the
@@ -37,6 +38,15 @@ impl RegistryCatalog {
     /// The first provider error met while matching, if any.
     pub fn take_error(&self) -> Option<String> {
         self.first_error.borrow_mut().take()
+    }
+
+    /// The probe description attributes of probe `id` (the minimum over its four
+    /// fields), for the `-v` stability report.
+    pub fn probe_description_attributes(&self, id: u32) -> Option<Attribute> {
+        self.registry
+            .borrow()
+            .attributes(id)
+            .map(|attributes| attributes.probe_description())
     }
 
     fn note_error(&self, message: String) {

@@ -358,6 +358,52 @@ pub fn enable_statements(
     enabled
 }
 
+/// The `-v` report for one program: the minimum stability of the probe descriptions
+/// enabled (over all programs of the invocation: statements do not record which program
+/// they came from) and of the statements. Statements are made of the D language's own
+/// constructs, whose attributes are Stable/Stable/Common.
+fn stability_report(
+    source: &ProgramSource,
+    program: &CompiledProgram,
+    enabled_probes: &[EnabledProbe],
+    catalog: &RegistryCatalog,
+) -> String {
+    use providers::attributes::{Attribute, DependencyClass, Stability};
+    let statement_attributes = Attribute::new(
+        Stability::Stable,
+        Stability::Stable,
+        DependencyClass::Common,
+    );
+    let probe_attributes = enabled_probes
+        .iter()
+        .filter(|enabled| {
+            program
+                .statements
+                .get(enabled.statement)
+                .is_some_and(|statement| statement.role == difvm::object::StatementRole::User)
+        })
+        .filter_map(|enabled| catalog.probe_description_attributes(enabled.probe_id))
+        .reduce(Attribute::minimum)
+        .unwrap_or(statement_attributes);
+    let (kind, name) = match &source.origin {
+        dlang::compile::ProgramOrigin::Script { name } => ("script", name.clone()),
+        dlang::compile::ProgramOrigin::CommandLine(_) => ("description", source.text.clone()),
+    };
+    let mut report = format!("\nStability attributes for {kind} {name}:\n");
+    providers::listing::write_attribute(
+        &mut report,
+        "Minimum Probe Description Attributes",
+        probe_attributes,
+    );
+    providers::listing::write_attribute(
+        &mut report,
+        "Minimum Statement Attributes",
+        statement_attributes,
+    );
+    report.push('\n');
+    report
+}
+
 /// The notice dtrace prints for each enabled program.
 fn matched_notice(source: &ProgramSource, matched: u32) -> String {
     let plural = if matched == 1 { "" } else { "s" };
@@ -432,6 +478,12 @@ fn execute(
     if !quiet {
         for (source, matched) in sources.iter().zip(&compilation.matched_probes) {
             complain(&matched_notice(source, *matched));
+            if invocation.verbose {
+                print!(
+                    "{}",
+                    stability_report(source, &compilation.program, &enabled_probes, catalog)
+                );
+            }
         }
     }
     let total_matched: u32 = compilation.matched_probes.iter().sum();

@@ -51,8 +51,9 @@ pub fn verbose_block(probe: &ListedProbe) -> String {
     text
 }
 
-/// Appends one attribute triple under `title`.
-fn write_attribute(text: &mut String, title: &str, attribute: Attribute) {
+/// Appends one attribute triple under `title` (also used by the `-v` stability report of
+/// programs).
+pub fn write_attribute(text: &mut String, title: &str, attribute: Attribute) {
     let _ = write!(
         text,
         "\n\t{title}\n\t\tIdentifier Names: {}\n\t\tData Semantics:   {}\n\t\tDependency Class: {}\n",
