@@ -6,6 +6,7 @@ use std::cell::RefCell;
 use difvm::object::ProbeDescription;
 use dlang::probes::{ProbeCatalog, ProbeInfo};
 use providers::attributes::Attribute;
+use providers::provider::ProbeEntry;
 use providers::registry::ProbeRegistry;
 
 /// Adapts [`ProbeRegistry`] (which enumerates lazily and so needs `&mut`) to the
@@ -47,6 +48,22 @@ impl RegistryCatalog {
             .borrow()
             .attributes(id)
             .map(|attributes| attributes.probe_description())
+    }
+
+    /// The registry entries of the probes `ids` (what the kernel engine needs to attach
+    /// them), each once, in the order first named.
+    pub fn probe_entries(&self, ids: impl IntoIterator<Item = u32>) -> Vec<ProbeEntry> {
+        let registry = self.registry.borrow();
+        let mut entries: Vec<ProbeEntry> = Vec::new();
+        for id in ids {
+            if entries.iter().any(|entry| entry.id == id) {
+                continue;
+            }
+            if let Some(entry) = registry.probe(id) {
+                entries.push(entry.clone());
+            }
+        }
+        entries
     }
 
     fn note_error(&self, message: String) {

@@ -17,6 +17,7 @@ use dlang::probes::ProbeCatalog;
 use crate::aggregation_output::AggregationSortOptions;
 use crate::catalog::RegistryCatalog;
 use crate::engine::{TracingEngine, VirtualMachineEngine};
+use crate::kernel_engine::{check_tracing_privileges, KernelEngine};
 use crate::options::{DtraceOption, OptionOrigin, OptionSet};
 use crate::preprocess::{preprocess, PreprocessorSettings};
 use crate::session::{Session, SessionSettings};
@@ -503,48 +504,59 @@ fn execute(
     let user_probes_only = enabled_probes
         .iter()
         .all(|enabled| enabled.probe.provider == "dtrace");
-    let engine_word = options.word(DtraceOption::Engine).unwrap_or("auto");
-    if engine_word == "kernel" || (engine_word == "auto" && !user_probes_only) {
-        let provider = enabled_probes
-            .iter()
-            .find(|enabled| enabled.probe.provider != "dtrace")
-            .map(|enabled| enabled.probe.provider.clone())
-            .unwrap_or_else(|| "dtrace".to_string());
-        complain(&format!(
-            "could not enable tracing: the kernel engine is not available yet (needed for the {provider} provider); \
-             -x engine=vm runs the dtrace provider's BEGIN, END and ERROR probes"
-        ));
-        return EXIT_FATAL;
-    }
-    if !user_probes_only {
-        let probe = enabled_probes
-            .iter()
-            .find(|enabled| enabled.probe.provider != "dtrace")
-            .map(|enabled| enabled.probe.to_string())
-            .unwrap_or_default();
-        complain(&format!(
-            "could not enable tracing: the vm engine runs only the dtrace provider's probes; {probe} needs the kernel engine"
-        ));
-        return EXIT_FATAL;
-    }
     let engine_options = engine_options(&options);
     let program = compilation.program.clone();
+    // `auto` runs the kernel engine when this process may trace, and falls back to the
+    // user-space engine for programs that only use the dtrace provider, which it runs
+    // with the same results.
+    let privileges = check_tracing_privileges();
+    let use_kernel = match options.word(DtraceOption::Engine).unwrap_or("auto") {
+        "vm" => false,
+        "kernel" => true,
+        _ => privileges.is_ok() || !user_probes_only,
+    };
+    if !use_kernel {
+        if !user_probes_only {
+            let probe = enabled_probes
+                .iter()
+                .find(|enabled| enabled.probe.provider != "dtrace")
+                .map(|enabled| enabled.probe.to_string())
+                .unwrap_or_default();
+            complain(&format!(
+                "could not enable tracing: the vm engine runs only the dtrace provider's probes; {probe} needs the kernel engine"
+            ));
+            return EXIT_FATAL;
+        }
+        let mut engine =
+            match VirtualMachineEngine::new(verified, enabled_probes.clone(), engine_options) {
+                Ok(engine) => engine,
+                Err(error) => {
+                    complain(&format!("could not enable tracing: {error}"));
+                    return EXIT_FATAL;
+                }
+            };
+        return run_session(invocation, program, enabled_probes, &options, &mut engine, targets);
+    }
+    if let Err(failure) = privileges {
+        complain(&failure.message);
+        return failure.exit_status;
+    }
+    let probes = catalog.probe_entries(enabled_probes.iter().map(|enabled| enabled.probe_id));
+    let debug = options.boolean(DtraceOption::Debug);
     let mut engine =
-        match VirtualMachineEngine::new(verified, enabled_probes.clone(), engine_options) {
+        match KernelEngine::new(&verified, &enabled_probes, &probes, &engine_options, debug) {
             Ok(engine) => engine,
             Err(error) => {
                 complain(&format!("could not enable tracing: {error}"));
                 return EXIT_FATAL;
             }
         };
-    run_session(
-        invocation,
-        program,
-        enabled_probes,
-        &options,
-        &mut engine,
-        targets,
-    )
+    if !options.boolean(DtraceOption::QuietResize) && !options.boolean(DtraceOption::Quiet) {
+        for notice in engine.resize_notices() {
+            complain(&notice);
+        }
+    }
+    run_session(invocation, program, enabled_probes, &options, &mut engine, targets)
 }
 
 /// The interpreter's sizes and limits from the options in effect.

@@ -3,6 +3,7 @@ pub mod aggregation_output;
 pub mod catalog;
 pub mod engine;
 pub mod invocation;
+pub mod kernel_engine;
 pub mod messages;
 pub mod options;
 pub mod preprocess;

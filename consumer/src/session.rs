@@ -128,6 +128,9 @@ impl<'o> Session<'o> {
         let buffers = engine.poll(Duration::ZERO);
         self.consume(engine, buffers)?;
         self.report_drops(engine);
+        // dtrace(1) always writes a newline once tracing has stopped, quiet or not, before
+        // the aggregations (§12.4 step 8, §8.3).
+        self.write("\n")?;
         // A second signal makes dtrace impatient: it skips the aggregation report.
         if interrupt_count() < 2 {
             self.absorb_aggregations(engine.drain_aggregations());
@@ -391,7 +394,7 @@ impl<'o> Session<'o> {
         if views.is_empty() {
             return Ok(());
         }
-        let mut text = String::from("\n");
+        let mut text = String::new();
         printer.render_unprinted(&mut text, &views, |_| false);
         self.write(&text)
     }

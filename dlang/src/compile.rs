@@ -54,6 +54,9 @@ pub struct CompileError {
     pub diagnostic: Diagnostic,
     /// The failing program's line map (line numbers and `#line` file tags).
     pub source_map: SourceMap,
+    /// What the option pragmas analyzed before the error set `errtags` to; it overrides
+    /// the command line's setting.
+    pub errtags_option: Option<bool>,
 }
 
 impl CompileError {
@@ -74,7 +77,7 @@ impl CompileError {
             &self.diagnostic,
             &self.source_map,
             &program,
-            errtags,
+            self.errtags_option.unwrap_or(errtags),
         )
     }
 }
@@ -109,16 +112,19 @@ pub fn compile(
             program: index,
             diagnostic: failure.diagnostic,
             source_map: failure.source_map,
+            errtags_option: analyzer.errtags_option(),
         })?;
         source_maps.push(parsed.source_map.clone());
-        analyzer
-            .analyze(index, source, &parsed)
-            .map_err(|failure| CompileError {
+        if let Err(failure) = analyzer.analyze(index, source, &parsed) {
+            return Err(CompileError {
                 program: failure.program,
                 diagnostic: failure.diagnostic,
                 source_map: parsed.source_map.clone(),
-            })?;
+                errtags_option: analyzer.errtags_option(),
+            });
+        }
     }
+    let errtags_option = analyzer.errtags_option();
     let last = programs.len().saturating_sub(1);
     let map_of = |program: usize| {
         source_maps
@@ -130,6 +136,7 @@ pub fn compile(
         program: failure.program,
         diagnostic: failure.diagnostic,
         source_map: map_of(failure.program),
+        errtags_option,
     })?;
     let generation = GenerationOptions {
         default_error_handler: options.default_error_handler,
@@ -143,6 +150,7 @@ pub fn compile(
             program,
             diagnostic: failure.diagnostic,
             source_map: map_of(program),
+            errtags_option,
         }
     })?;
     Ok(Compilation {

@@ -252,11 +252,12 @@ fn variables_are_described() {
                 VariableStorage::Scalar,
                 DifType::string(256)
             ),
+            // A scalar array is stored as an associative array keyed by its index.
             (
                 "table".to_string(),
-                0x80,
+                0x502,
                 VariableScope::Global,
-                VariableStorage::StaticArray { elements: 8 },
+                VariableStorage::Associative { key_size: 8 },
                 DifType::integer(4)
             ),
             (
@@ -375,6 +376,41 @@ fn if_else_splits_the_clause() {
     let program =
         compiled("BEGIN { x = 0; if (x++ == 0) trace(x); if (x == 1) trace(10); else trace(20); }");
     assert_eq!(compile_support::run_program(program).values(), ["1", "10"]);
+}
+
+#[test]
+fn a_fault_in_one_segment_ends_the_whole_clause() {
+    // The then-branch faults: the part after the if must not run, the next clause must.
+    let result = compile_support::run(
+        "BEGIN { trace(1); if (pid == 42) { trace(*(int *)0); } trace(2); } BEGIN { trace(3); }",
+    );
+    assert_eq!(result.faults.len(), 1, "{:?}", result.faults);
+    assert_eq!(result.values(), ["1", "3"]);
+    // A faulting condition selects neither branch, and ends the clause too.
+    let result = compile_support::run(
+        "BEGIN { if (*(int *)0) { trace(1); } else { trace(2); } trace(3); } BEGIN { trace(4); }",
+    );
+    assert_eq!(result.faults.len(), 1, "{:?}", result.faults);
+    assert_eq!(result.values(), ["4"]);
+    // Without faults every segment runs as before, whichever branch is taken.
+    let result = compile_support::run(
+        "BEGIN { if (pid != 42) { trace(1); } else { trace(2); } if (pid == 42) trace(3); trace(4); }",
+    );
+    assert!(result.faults.is_empty(), "{:?}", result.faults);
+    assert_eq!(result.values(), ["2", "3", "4"]);
+}
+
+#[test]
+fn exit_stops_the_later_segments_of_its_clause() {
+    // The if/else segments after exit() are statements of their own, and the engine runs
+    // no statement after exit() except END and ERROR ones: like illumos, which splits
+    // such clauses into separate enablings, the rest of the clause does not run.
+    let result = compile_support::run(
+        "BEGIN { exit(7); if (pid == 42) { trace(1); } trace(2); } BEGIN { trace(3); }",
+    );
+    assert_eq!(result.exit_status, Some(7));
+    // Only the exit status is recorded.
+    assert_eq!(result.values(), ["7"]);
 }
 
 #[test]

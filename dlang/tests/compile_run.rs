@@ -254,13 +254,45 @@ fn predicates_select_clauses() {
     assert_eq!(result.records, vec![vec![], vec!["1".to_string()]]);
 }
 
+/// Like [`check`], with top-level declarations before the BEGIN clause.
+fn check_declared(declarations: &str, body: &str, expected: &[&str]) {
+    let text = format!("{declarations} BEGIN {{ {body} }}");
+    let result = run(&text);
+    assert!(
+        result.faults.is_empty(),
+        "{text}: faults {:?}",
+        result.faults
+    );
+    assert_eq!(result.values(), expected, "{text}");
+}
+
 #[test]
-fn static_arrays_are_read_with_ldga() {
-    // The interpreter does not implement user scalar arrays yet, so this checks the
-    // code: `ldga` with the array's id (0x80) and the index register.
-    let program = compile_support::compiled("int a[4]; BEGIN { i = 3; trace(a[i]); }");
+fn static_arrays_are_global_associative_arrays_keyed_by_index() {
+    check_declared(
+        "int a[4];",
+        "a[0] = 10; a[3] = 40; a[1]++; a[1] += 5; trace(a[0]); trace(a[1]); trace(a[2]); trace(a[3]);",
+        &["10", "6", "0", "40"],
+    );
+    // Elements are converted to the element type on store.
+    check_declared(
+        "char c[3];",
+        "c[1] = 300; trace(c[1]); trace(sizeof (c));",
+        &["44", "3"],
+    );
+    // An index outside the array (computed at run time) reads 0 and stores nothing:
+    // DIF cannot raise `index out of bounds` by itself.
+    check_declared(
+        "int a[4];",
+        "i = 4; j = -1; a[i] = 7; a[j] = 8; a[i - 1] = 9; trace(a[i]); trace(a[j]); trace(a[3]);",
+        &["0", "0", "9"],
+    );
+    // Assigning 0 deletes the element, which then reads 0 like one never assigned.
+    check_declared("int a[4];", "a[2] = 5; a[2] = 0; trace(a[2]);", &["0"]);
+    let program = compile_support::compiled("int a[4]; BEGIN { i = 3; a[i] = 1; trace(a[i]); }");
     let listing = dlang::compile::dif_listing(&program);
-    assert!(listing.contains("ldga DT_VAR(128), %r1, %r1"), "{listing}");
+    assert!(listing.contains("bgeu"), "{listing}");
+    assert!(listing.contains("stgaa %r1, DT_VAR(1280)"), "{listing}");
+    assert!(listing.contains("ldgaa DT_VAR(1280)"), "{listing}");
 }
 
 #[test]

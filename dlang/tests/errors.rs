@@ -173,9 +173,14 @@ fn names_and_variables() {
         "local variables may not be used as associative arrays: a",
     );
     check(
-        "int a[4]; BEGIN { a[1] = 2; }",
-        "D_VAR_UNSUP",
-        "elements of scalar array a cannot be assigned: DIF has no store for scalar arrays",
+        "int a[5]; BEGIN { a[5] = 1; }",
+        "D_ARR_BOUNDS",
+        "index outside array bounds: 5, max is 4",
+    );
+    check(
+        "int a[5]; BEGIN { a[\"x\"] = 1; }",
+        "D_OP_INT",
+        "operator [ ] requires an index of integral type",
     );
     check(
         "int a[5]; BEGIN { trace(a[5]); }",

@@ -18,9 +18,8 @@ pub(super) fn need(expr: &TypedExpr) -> usize {
     match &expr.kind {
         K::Integer(_) | K::String(_) | K::Variable(_) | K::Capture(_) => 1,
         K::AssociativeElement { keys, .. } => sequence_need(keys.iter()).max(1) + 1,
-        K::StaticArrayElement { index, .. } | K::BuiltinArrayElement { index, .. } => {
-            need(index).max(1)
-        }
+        K::StaticArrayElement { index, .. } => need(index).max(2),
+        K::BuiltinArrayElement { index, .. } => need(index).max(1),
         K::Unary { operand, .. } => need(operand).max(1),
         K::Arithmetic { left, right, .. } | K::Compare { left, right, .. } => {
             need(left).max(1 + need(right))
@@ -89,11 +88,13 @@ impl DifoGenerator<'_> {
                 self.builder.emit_indexed(access.load, access.id, register);
                 Ok(register)
             }
-            K::StaticArrayElement { variable, index } => {
-                let access = self.reference(*variable, Access::Read)?;
+            K::StaticArrayElement {
+                variable,
+                index,
+                elements,
+            } => {
                 let register = self.expression(index)?;
-                self.builder
-                    .emit_registers(Opcode::Ldga, access.id as u8, register, register);
+                self.load_static_array_element(*variable, register, *elements)?;
                 Ok(register)
             }
             K::BuiltinArrayElement { array, index } => {
@@ -338,6 +339,47 @@ impl DifoGenerator<'_> {
             }
             self.builder.release(register);
         }
+        Ok(())
+    }
+
+    /// Branches to `out_of_range` unless the index in `index` is below `elements`
+    /// (compared unsigned, so negative indexes are out of range too). DIF has no
+    /// instruction that raises a fault on its own, so an access outside the array
+    /// cannot raise `index out of bounds`; the callers make it read 0 or store nothing.
+    pub(super) fn branch_unless_in_bounds(
+        &mut self,
+        index: u8,
+        elements: u64,
+        out_of_range: super::builder::Label,
+    ) -> Result<(), Diagnostic> {
+        let bound = self.builder.allocate()?;
+        self.builder.set_integer(elements, bound)?;
+        self.builder.emit_registers(Opcode::Cmp, index, bound, 0);
+        self.builder.release(bound);
+        self.builder.branch(Opcode::Bgeu, out_of_range);
+        Ok(())
+    }
+
+    /// Replaces the index in `register` by the element of scalar array `variable` at
+    /// that index (`ldgaa` keyed by the index), or 0 when the index is out of range.
+    pub(super) fn load_static_array_element(
+        &mut self,
+        variable: crate::sema::ir::VariableId,
+        register: u8,
+        elements: u64,
+    ) -> Result<(), Diagnostic> {
+        let out_of_range = self.builder.label();
+        let done = self.builder.label();
+        self.branch_unless_in_bounds(register, elements, out_of_range)?;
+        self.builder.emit_registers(Opcode::Flushts, 0, 0, 0);
+        self.builder
+            .emit_registers(Opcode::Pushtv, DIF_TYPE_CTF, 0, register);
+        let access = self.reference(variable, Access::Read)?;
+        self.builder.emit_indexed(access.load, access.id, register);
+        self.builder.branch(Opcode::Ba, done);
+        self.builder.place(out_of_range);
+        self.builder.emit_registers(Opcode::Mov, 0, 0, register);
+        self.builder.place(done);
         Ok(())
     }
 

@@ -1,8 +1,8 @@
 //! DIF for stores: assignment and `++`/`--` to variables (`stgs`, `stts`, `stls`),
 //! associative-array elements (`stgaa`, `sttaa` with the keys on the tuple stack),
-//! memory (`stb`…`stx`, `copys` for by-reference objects) and bit-fields.
+//! scalar-array elements (`stgaa` keyed by the index, after a bounds check), memory (`stb`…`stx`, `copys` for by-reference objects) and bit-fields.
 
-use difvm::isa::Opcode;
+use difvm::isa::{Opcode, DIF_TYPE_CTF};
 
 use super::builder::Access;
 use super::expressions::{load_opcode, need, sequence_need};
@@ -15,6 +15,7 @@ pub(super) fn target_need(target: &LValue) -> usize {
     match target {
         LValue::Variable(_) => 0,
         LValue::AssociativeElement { keys, .. } => sequence_need(keys.iter()).max(1),
+        LValue::StaticArrayElement { index, .. } => need(index).max(1) + 1,
         LValue::Memory { address, .. } => need(address),
         LValue::MemoryCopy { address, .. } => need(address) + 1,
         LValue::BitField { address, .. } => need(address) + 3,
@@ -28,6 +29,12 @@ enum Prepared<'e> {
     Associative {
         variable: VariableId,
         keys: &'e [TypedExpr],
+    },
+    /// The index is evaluated once, when the target is prepared.
+    StaticArray {
+        variable: VariableId,
+        index: Held,
+        elements: u64,
     },
     Memory {
         address: Held,
@@ -90,6 +97,15 @@ impl DifoGenerator<'_> {
                 variable: *variable,
                 keys,
             },
+            LValue::StaticArrayElement {
+                variable,
+                index,
+                elements,
+            } => Prepared::StaticArray {
+                variable: *variable,
+                index: Held::Register(self.expression(index)?),
+                elements: *elements,
+            },
             LValue::Memory { address, size } => Prepared::Memory {
                 address: Held::Register(self.expression(address)?),
                 size: *size,
@@ -127,6 +143,19 @@ impl DifoGenerator<'_> {
                 let access = self.reference(*variable, Access::Read)?;
                 let register = self.builder.allocate()?;
                 self.builder.emit_indexed(access.load, access.id, register);
+                Ok(register)
+            }
+            Prepared::StaticArray {
+                variable,
+                index,
+                elements,
+            } => {
+                let position = self.reload(*index)?;
+                *index = Held::Register(position);
+                let register = self.builder.allocate()?;
+                self.builder
+                    .emit_registers(Opcode::Mov, position, 0, register);
+                self.load_static_array_element(*variable, register, *elements)?;
                 Ok(register)
             }
             Prepared::Memory { address, size } => {
@@ -183,6 +212,23 @@ impl DifoGenerator<'_> {
                 let access = self.reference(variable, Access::Write)?;
                 let store = access.store.ok_or_else(read_only)?;
                 self.builder.emit_indexed(store, access.id, value);
+            }
+            Prepared::StaticArray {
+                variable,
+                index,
+                elements,
+            } => {
+                let position = self.reload(index)?;
+                let out_of_range = self.builder.label();
+                self.branch_unless_in_bounds(position, elements, out_of_range)?;
+                self.builder.emit_registers(Opcode::Flushts, 0, 0, 0);
+                self.builder
+                    .emit_registers(Opcode::Pushtv, DIF_TYPE_CTF, 0, position);
+                let access = self.reference(variable, Access::Write)?;
+                let store = access.store.ok_or_else(read_only)?;
+                self.builder.emit_indexed(store, access.id, value);
+                self.builder.place(out_of_range);
+                self.builder.release(position);
             }
             Prepared::Memory { address, size } => {
                 let base = self.reload(address)?;

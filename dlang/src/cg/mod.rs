@@ -136,9 +136,16 @@ pub(crate) struct VariableAccess {
 pub(crate) fn variable_access(variable: &Variable) -> VariableAccess {
     let user = variable.scope != VariableScope::Builtin;
     let (kind, scope, load, store) = match (&variable.shape, variable.scope) {
-        (VariableShape::BuiltinArray { .. }, _) | (VariableShape::StaticArray { .. }, _) => {
+        (VariableShape::BuiltinArray { .. }, _) => {
             (VariableKind::Array, DifScope::Global, Opcode::Ldga, None)
         }
+        // A scalar array is a global associative array keyed by the element index.
+        (VariableShape::StaticArray { .. }, _) => (
+            VariableKind::Array,
+            DifScope::Global,
+            Opcode::Ldgaa,
+            Some(Opcode::Stgaa),
+        ),
         (VariableShape::Associative { .. }, VariableScope::ThreadLocal) => (
             VariableKind::Array,
             DifScope::ThreadLocal,
@@ -212,9 +219,9 @@ fn variable_descriptions(analysis: &Analysis, spills: &SpillSlots) -> Vec<Variab
             _ => DifScope::Global,
         };
         let storage = match &variable.shape {
-            VariableShape::StaticArray { elements } => VariableStorage::StaticArray {
-                elements: *elements as u32,
-            },
+            // Both engines store a scalar array like an associative array with one
+            // by-value key (the index), as the DIF that accesses it does.
+            VariableShape::StaticArray { .. } => VariableStorage::Associative { key_size: 8 },
             VariableShape::Associative { keys } => VariableStorage::Associative {
                 key_size: key_size(types, keys.as_deref().unwrap_or(&[])),
             },

@@ -31,6 +31,7 @@ pub(super) enum Place {
     StaticArray {
         variable: VariableId,
         index: TypedExpr,
+        elements: u64,
     },
     BuiltinArray {
         array: u16,
@@ -72,9 +73,14 @@ impl Analyzer<'_> {
             Place::Associative { variable, keys } => {
                 TypedExprKind::AssociativeElement { variable, keys }
             }
-            Place::StaticArray { variable, index } => TypedExprKind::StaticArrayElement {
+            Place::StaticArray {
+                variable,
+                index,
+                elements,
+            } => TypedExprKind::StaticArrayElement {
                 variable,
                 index: Box::new(index),
+                elements,
             },
             Place::BuiltinArray { array, index, ty } => {
                 let raw = TypedExpr {
@@ -132,7 +138,9 @@ impl Analyzer<'_> {
         span: &Span,
     ) -> SemaResult<LValue> {
         match place {
-            Place::Variable(id) | Place::Associative { variable: id, .. } | Place::StaticArray { variable: id, .. }
+            Place::Variable(id)
+            | Place::Associative { variable: id, .. }
+            | Place::StaticArray { variable: id, .. }
                 if self.variables.get(id).scope == VariableScope::Builtin =>
             {
                 Err(error(
@@ -142,21 +150,29 @@ impl Analyzer<'_> {
                 ))
             }
             Place::Variable(id) => Ok(LValue::Variable(id)),
-            Place::Associative { variable, keys } => Ok(LValue::AssociativeElement { variable, keys }),
-            Place::StaticArray { variable, .. } => Err(error(
-                ErrorTag::D_VAR_UNSUP,
-                span,
-                format!(
-                    "elements of scalar array {} cannot be assigned: DIF has no store for scalar arrays",
-                    self.variables.get(variable).name
-                ),
-            )),
+            Place::Associative { variable, keys } => {
+                Ok(LValue::AssociativeElement { variable, keys })
+            }
+            Place::StaticArray {
+                variable,
+                index,
+                elements,
+            } => Ok(LValue::StaticArrayElement {
+                variable,
+                index: Box::new(index),
+                elements,
+            }),
             Place::BuiltinArray { .. } => Err(error(
                 ErrorTag::D_OP_WRITE,
                 span,
                 format!("operator {operator} can only be applied to a writable variable"),
             )),
-            Place::Memory { address, ty, bit_field, .. } => {
+            Place::Memory {
+                address,
+                ty,
+                bit_field,
+                ..
+            } => {
                 if let Some(field) = bit_field {
                     return Ok(LValue::BitField {
                         address: Box::new(address),
@@ -167,9 +183,15 @@ impl Analyzer<'_> {
                 }
                 let size = self.types.size_of(ty) as u32;
                 if self.types.is_by_reference(ty) {
-                    Ok(LValue::MemoryCopy { address: Box::new(address), size })
+                    Ok(LValue::MemoryCopy {
+                        address: Box::new(address),
+                        size,
+                    })
                 } else {
-                    Ok(LValue::Memory { address: Box::new(address), size: self.types.scalar_access(ty).0 })
+                    Ok(LValue::Memory {
+                        address: Box::new(address),
+                        size: self.types.scalar_access(ty).0,
+                    })
                 }
             }
             Place::Value(_) => Err(error(
@@ -328,10 +350,18 @@ impl Analyzer<'_> {
                 }
                 VariableShape::StaticArray { elements } => {
                     let index = self.single_index(keys, span)?;
+                    if !self.types.is_integer(index.ty) {
+                        return Err(error(
+                            ErrorTag::D_OP_INT,
+                            &index.span,
+                            "operator [ ] requires an index of integral type",
+                        ));
+                    }
                     self.check_array_bounds(&index, elements)?;
                     return Ok(Place::StaticArray {
                         variable: id,
                         index,
+                        elements,
                     });
                 }
                 VariableShape::BuiltinArray { array } => {

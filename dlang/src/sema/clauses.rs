@@ -9,6 +9,12 @@
 //! changed its inputs. A segment that only stores conditions (nothing the user wrote)
 //! does its stores in a predicate that then evaluates to false, so it never writes a
 //! record of its own.
+//!
+//! A fault must end the whole clause, not just the segment it happened in. When a clause
+//! has several segments, a hidden clause-local "busy" flag is set as a segment starts
+//! (in its predicate, once its conditions hold) and cleared by its last action (or at
+//! the end of its condition stores); every later segment requires the flag to be clear.
+//! A segment that faults never clears it, so the rest of the clause does not run.
 
 use super::ir::{
     AnalyzedClause, ClauseSegment, Logical, TypedAction, TypedExpr, TypedExprKind, Unary,
@@ -117,6 +123,12 @@ impl Analyzer<'_> {
             self.branching_statement(statement, &conditions, &mut speculation, &mut builder)
                 .map_err(|d| in_region(d, Region::ActionList))?;
         }
+        let last = builder.segments.len().saturating_sub(1);
+        let busy = if last > 0 {
+            Some(self.hidden_clause_local("busy")?)
+        } else {
+            None
+        };
         let mut segments = Vec::new();
         for (index, (conditions, actions)) in builder.segments.into_iter().enumerate() {
             let store = if index == 0 {
@@ -125,47 +137,118 @@ impl Analyzer<'_> {
                 None
             };
             let mut predicate = self.conditions_predicate(&conditions, store);
+            if let (Some(busy), true) = (busy, index > 0) {
+                let idle = self.not(self.read_hidden(busy));
+                predicate = Some(match predicate {
+                    None => idle,
+                    Some(path) => self.and(idle, path),
+                });
+            }
+            // The last segment need not mark itself: no segment follows it.
+            let marks = busy.filter(|_| index < last);
             let only_hidden = actions.iter().all(|action| action.hidden);
-            let actions: Vec<TypedAction> =
+            let mut actions: Vec<TypedAction> =
                 actions.into_iter().map(|action| action.action).collect();
             if only_hidden {
                 // Do the stores in the predicate, which then fails: no record.
-                let stores = actions.into_iter().filter_map(|action| match action {
-                    TypedAction::Expression(expr) => Some(expr),
-                    _ => None,
-                });
-                let int = self.types.well_known().int;
-                let never = stores
-                    .rev()
-                    .fold(self.int_constant(0, &(0..0)), |rest, store| TypedExpr {
-                        kind: TypedExprKind::Comma {
-                            left: Box::new(store),
-                            right: Box::new(rest),
-                        },
-                        ty: int,
-                        span: 0..0,
-                    });
+                let mut stores: Vec<TypedExpr> = actions
+                    .into_iter()
+                    .filter_map(|action| match action {
+                        TypedAction::Expression(expr) => Some(expr),
+                        _ => None,
+                    })
+                    .collect();
+                if let Some(busy) = marks {
+                    stores.insert(0, self.assign_hidden(busy, 1));
+                    stores.push(self.assign_hidden(busy, 0));
+                }
+                let never = self.comma_sequence(stores, self.int_constant(0, &(0..0)));
                 predicate = Some(match predicate {
                     None => never,
-                    Some(path) => TypedExpr {
-                        kind: TypedExprKind::Logical {
-                            operator: Logical::And,
-                            left: Box::new(path),
-                            right: Box::new(never),
-                        },
-                        ty: int,
-                        span: 0..0,
-                    },
+                    Some(path) => self.and(path, never),
                 });
                 segments.push(ClauseSegment {
                     predicate,
                     actions: Vec::new(),
                 });
             } else {
+                if let Some(busy) = marks {
+                    let start = self.comma_sequence(
+                        vec![self.assign_hidden(busy, 1)],
+                        self.int_constant(1, &(0..0)),
+                    );
+                    predicate = Some(match predicate {
+                        None => start,
+                        Some(path) => self.and(path, start),
+                    });
+                    actions.push(TypedAction::Expression(self.assign_hidden(busy, 0)));
+                }
                 segments.push(ClauseSegment { predicate, actions });
             }
         }
         Ok(segments)
+    }
+
+    /// Reads a hidden `int` clause-local.
+    fn read_hidden(&self, variable: VariableId) -> TypedExpr {
+        TypedExpr {
+            kind: TypedExprKind::Variable(variable),
+            ty: self.types.well_known().int,
+            span: 0..0,
+        }
+    }
+
+    /// `this->%hidden = value`.
+    fn assign_hidden(&self, variable: VariableId, value: i64) -> TypedExpr {
+        TypedExpr {
+            kind: TypedExprKind::Assign {
+                target: super::ir::LValue::Variable(variable),
+                value: Box::new(self.int_constant(value, &(0..0))),
+            },
+            ty: self.types.well_known().int,
+            span: 0..0,
+        }
+    }
+
+    /// `!operand`.
+    fn not(&self, operand: TypedExpr) -> TypedExpr {
+        TypedExpr {
+            kind: TypedExprKind::Unary {
+                operator: Unary::LogicalNot,
+                operand: Box::new(operand),
+            },
+            ty: self.types.well_known().int,
+            span: 0..0,
+        }
+    }
+
+    /// `left && right`.
+    fn and(&self, left: TypedExpr, right: TypedExpr) -> TypedExpr {
+        TypedExpr {
+            kind: TypedExprKind::Logical {
+                operator: Logical::And,
+                left: Box::new(left),
+                right: Box::new(right),
+            },
+            ty: self.types.well_known().int,
+            span: 0..0,
+        }
+    }
+
+    /// `first, second, ..., result` with the comma operator.
+    fn comma_sequence(&self, effects: Vec<TypedExpr>, result: TypedExpr) -> TypedExpr {
+        let int = self.types.well_known().int;
+        effects
+            .into_iter()
+            .rev()
+            .fold(result, |rest, effect| TypedExpr {
+                kind: TypedExprKind::Comma {
+                    left: Box::new(effect),
+                    right: Box::new(rest),
+                },
+                ty: int,
+                span: 0..0,
+            })
     }
 
     /// A predicate: any scalar expression.

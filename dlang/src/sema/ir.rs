@@ -102,10 +102,12 @@ pub enum TypedExprKind {
         variable: VariableId,
         keys: Vec<TypedExpr>,
     },
-    /// An element of a user scalar array (`int a[10];`), read with `ldga`.
+    /// An element of a user scalar array (`int a[10];` of `elements` entries), kept in
+    /// a global associative array keyed by the index; an index out of range reads 0.
     StaticArrayElement {
         variable: VariableId,
         index: Box<TypedExpr>,
+        elements: u64,
     },
     /// `args[i]`, `regs[i]`, `uregs[i]`, read with `ldga` (array id from isa.rs).
     BuiltinArrayElement { array: u16, index: Box<TypedExpr> },
@@ -197,6 +199,13 @@ pub enum LValue {
     AssociativeElement {
         variable: VariableId,
         keys: Vec<TypedExpr>,
+    },
+    /// An element of a user scalar array of `elements` entries; a store with an index
+    /// out of range is ignored.
+    StaticArrayElement {
+        variable: VariableId,
+        index: Box<TypedExpr>,
+        elements: u64,
     },
     /// A scalar at an address (scratch memory or a by-reference variable's storage).
     Memory {

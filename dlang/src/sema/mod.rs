@@ -129,6 +129,8 @@ pub struct Analyzer<'a> {
     inline_parameters: Vec<HashMap<String, TypedExpr>>,
     /// Counter for hidden clause-local variables (if/else conditions).
     hidden_variables: u32,
+    /// `#pragma D option errtags[=value]` seen so far.
+    errtags: Option<bool>,
 }
 
 impl<'a> Analyzer<'a> {
@@ -166,7 +168,14 @@ impl<'a> Analyzer<'a> {
             clause: None,
             inline_parameters: Vec::new(),
             hidden_variables: 0,
+            errtags: None,
         }
+    }
+
+    /// The `errtags` setting of the option pragmas analyzed so far (`None` when no
+    /// pragma set it): compile errors are reported with tags when it is on.
+    pub fn errtags_option(&self) -> Option<bool> {
+        self.errtags
     }
 
     /// Whether `name` names a type at this point of the compilation (for the

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use difvm::isa::{builtin_array, builtin_variable};
+use difvm::isa::builtin_variable;
 
 use super::ir::VariableId;
 use crate::diagnostics::{Diagnostic, ErrorTag};
@@ -30,7 +30,10 @@ pub enum VariableShape {
     Associative {
         keys: Option<Vec<TypeId>>,
     },
-    /// `int a[10];`: a fixed array of scalars.
+    /// `int a[10];`: a fixed array of scalars. DIF has no store for user arrays
+    /// (`ldga` is for the built-in `args[]`, `regs[]` and `uregs[]`), so code generation
+    /// keeps the elements in a global associative array keyed by the index, with the
+    /// id of an ordinary global.
     StaticArray {
         elements: u64,
     },
@@ -79,7 +82,6 @@ pub struct VariableTable {
     next_global: u32,
     next_thread_local: u32,
     next_clause_local: u32,
-    next_array: u32,
 }
 
 impl Default for VariableTable {
@@ -92,7 +94,6 @@ impl Default for VariableTable {
             next_global: u32::from(builtin_variable::FIRST_USER),
             next_thread_local: u32::from(builtin_variable::FIRST_USER),
             next_clause_local: u32::from(builtin_variable::FIRST_USER),
-            next_array: u32::from(builtin_array::FIRST_USER),
         }
     }
 }
@@ -163,18 +164,12 @@ impl VariableTable {
         ty: Option<TypeId>,
         declared: bool,
     ) -> Result<VariableId, Diagnostic> {
-        let counter = match (&shape, scope) {
-            (VariableShape::StaticArray { .. }, _) => &mut self.next_array,
-            (_, VariableScope::ThreadLocal) => &mut self.next_thread_local,
-            (_, VariableScope::ClauseLocal) => &mut self.next_clause_local,
+        let counter = match scope {
+            VariableScope::ThreadLocal => &mut self.next_thread_local,
+            VariableScope::ClauseLocal => &mut self.next_clause_local,
             _ => &mut self.next_global,
         };
-        let limit = if matches!(shape, VariableShape::StaticArray { .. }) {
-            u32::from(builtin_variable::CURTHREAD) - 1
-        } else {
-            u32::from(u16::MAX)
-        };
-        if *counter > limit {
+        if *counter > u32::from(u16::MAX) {
             return Err(Diagnostic::without_span(
                 ErrorTag::D_ID_OFLOW,
                 format!("too many identifiers: cannot create {name}"),

@@ -17,6 +17,7 @@ pub const BPF_PROG_LOAD: u32 = 5;
 pub const BPF_PROG_TEST_RUN: u32 = 10;
 pub const BPF_OBJ_GET_INFO_BY_FD: u32 = 15;
 pub const BPF_RAW_TRACEPOINT_OPEN: u32 = 17;
+pub const BPF_BTF_LOAD: u32 = 18;
 pub const BPF_MAP_LOOKUP_BATCH: u32 = 24;
 pub const BPF_LINK_CREATE: u32 = 28;
 pub const BPF_ENABLE_STATS: u32 = 32;
@@ -33,6 +34,7 @@ pub fn bpf_command_name(command: u32) -> &'static str {
         BPF_PROG_TEST_RUN => "BPF_PROG_TEST_RUN",
         BPF_OBJ_GET_INFO_BY_FD => "BPF_OBJ_GET_INFO_BY_FD",
         BPF_RAW_TRACEPOINT_OPEN => "BPF_RAW_TRACEPOINT_OPEN",
+        BPF_BTF_LOAD => "BPF_BTF_LOAD",
         BPF_MAP_LOOKUP_BATCH => "BPF_MAP_LOOKUP_BATCH",
         BPF_LINK_CREATE => "BPF_LINK_CREATE",
         BPF_ENABLE_STATS => "BPF_ENABLE_STATS",
@@ -136,6 +138,19 @@ pub struct ProgLoadAttr {
     pub core_relo_rec_size: u32,
     /// Output (kernel 6.4 and later): the log size the verifier needed, terminator included.
     pub log_true_size: u32,
+}
+
+/// `BPF_BTF_LOAD` attributes.
+#[repr(C)]
+#[derive(Default)]
+pub struct BtfLoadAttr {
+    pub btf: u64,
+    pub btf_log_buf: u64,
+    pub btf_size: u32,
+    pub btf_log_size: u32,
+    pub btf_log_level: u32,
+    /// Output (kernel 6.4 and later): the log size the kernel needed, terminator included.
+    pub btf_log_true_size: u32,
 }
 
 #[repr(C)]
@@ -332,6 +347,7 @@ mod tests {
         assert_eq!(offset_of!(ProgLoadAttr, fd_array), 120);
         assert_eq!(offset_of!(ProgLoadAttr, log_true_size), 140);
         assert_eq!(size_of::<ProgLoadAttr>(), 144);
+        assert_eq!(size_of::<BtfLoadAttr>(), 32);
         assert_eq!(offset_of!(TestRunAttr, ctx_in), 48);
         assert_eq!(offset_of!(TestRunAttr, cpu), 68);
         assert_eq!(size_of::<RawTracepointOpenAttr>(), 24);

@@ -3,6 +3,7 @@
 //! issues those system calls.
 
 pub mod abi;
+pub mod btf_load;
 pub mod cpus;
 pub mod error;
 pub mod link;
@@ -26,9 +27,9 @@ pub use map::{
 };
 pub use mmap::MmapArray;
 pub use perf_event::{
-    kprobe_pmu_type, perf_event_open_cpu_clock, perf_event_open_kprobe, perf_event_open_tracepoint,
-    perf_event_open_uprobe, uprobe_pmu_type, CpuClockRate, KprobeRequest, PerfEventFd,
-    UprobeRequest,
+    kprobe_pmu_type, perf_event_open_bpf_output, perf_event_open_cpu_clock, perf_event_open_kprobe,
+    perf_event_open_tracepoint, perf_event_open_uprobe, uprobe_pmu_type, CpuClockRate,
+    KprobeRequest, PerfEventFd, UprobeRequest,
 };
 pub use privilege::{check_bpf_access, BpfAccessError};
 pub use program::{

@@ -218,6 +218,36 @@ pub fn perf_event_open_cpu_clock(cpu: u32, rate: CpuClockRate) -> Result<PerfEve
     Ok(PerfEventFd { fd, description })
 }
 
+/// `PERF_COUNT_SW_BPF_OUTPUT`: the software event `bpf_perf_event_output` writes samples to.
+const PERF_COUNT_SW_BPF_OUTPUT: u64 = 10;
+/// `perf_event_attr` flag bit: wake readers by bytes (`wakeup_watermark`), not by events.
+const PERF_ATTR_FLAG_WATERMARK: u64 = 1 << 14;
+
+/// Opens an enabled `PERF_COUNT_SW_BPF_OUTPUT` event on one CPU for all processes: the
+/// per-CPU ring a `BPF_MAP_TYPE_PERF_EVENT_ARRAY` slot points at. Readers polling the
+/// descriptor are woken once `wakeup_watermark_bytes` of samples are waiting (at least
+/// one byte, so that a poll never waits on an empty promise).
+pub fn perf_event_open_bpf_output(
+    cpu: u32,
+    wakeup_watermark_bytes: u32,
+) -> Result<PerfEventFd, SysError> {
+    let description = format!("of bpf-output on CPU {cpu}");
+    let cpu_number = libc::c_int::try_from(cpu)
+        .map_err(|_| SysError::invalid(format!("perf_event_open {description}"), "no such CPU"))?;
+    let mut attr = PerfEventAttr {
+        event_type: PERF_TYPE_SOFTWARE,
+        config: PERF_COUNT_SW_BPF_OUTPUT,
+        sample_period_or_freq: 1,
+        sample_type: PERF_SAMPLE_RAW,
+        flags: PERF_ATTR_FLAG_WATERMARK,
+        wakeup_events: wakeup_watermark_bytes.max(1),
+        ..PerfEventAttr::default()
+    };
+    // SAFETY: no string pointers in this attribute.
+    let fd = unsafe { perf_event_open(&mut attr, -1, cpu_number, || description.clone())? };
+    Ok(PerfEventFd { fd, description })
+}
+
 impl PerfEventFd {
     pub fn raw_fd(&self) -> i32 {
         self.fd.as_raw_fd()

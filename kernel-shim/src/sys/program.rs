@@ -95,6 +95,13 @@ pub struct ProgramLoadRequest<'a> {
     /// 0 asks for a log only if loading fails; otherwise `BPF_LOG_LEVEL1`, `BPF_LOG_LEVEL2`
     /// and `BPF_LOG_STATS` bits, and the log is kept on success too.
     pub log_level: u32,
+    /// The loaded BTF (`bpf_btf_load`) that `func_info` refers to.
+    pub btf: Option<BorrowedFd<'a>>,
+    /// `struct bpf_func_info` records, `func_info_rec_size` bytes each: the first
+    /// instruction and FUNC type id of every function of the program. The kernel requires
+    /// them of programs that pass callbacks to helpers (`bpf_loop`).
+    pub func_info: &'a [u8],
+    pub func_info_rec_size: u32,
 }
 
 impl<'a> ProgramLoadRequest<'a> {
@@ -108,6 +115,9 @@ impl<'a> ProgramLoadRequest<'a> {
             attach_btf_id: None,
             name: "",
             log_level: 0,
+            btf: None,
+            func_info: &[],
+            func_info_rec_size: 0,
         }
     }
 }
@@ -203,13 +213,22 @@ pub fn bpf_prog_load(request: &ProgramLoadRequest<'_>) -> Result<ProgFd, LoadErr
             attach_btf_id: request.attach_btf_id.unwrap_or(0),
             ..ProgLoadAttr::default()
         };
+        if let Some(btf) = request.btf {
+            attr.prog_btf_fd = btf.as_raw_fd() as u32;
+            if request.func_info_rec_size > 0 {
+                attr.func_info_rec_size = request.func_info_rec_size;
+                attr.func_info = request.func_info.as_ptr() as u64;
+                attr.func_info_cnt =
+                    (request.func_info.len() / request.func_info_rec_size as usize) as u32;
+            }
+        }
         if let Some(log) = log {
             attr.log_level = log_level;
             attr.log_size = log.len() as u32;
             attr.log_buf = log.as_mut_ptr() as u64;
         }
-        // SAFETY: the instruction, license and log pointers are valid for the lengths given
-        // and outlive the call.
+        // SAFETY: the instruction, license, func_info and log pointers are valid for the
+        // lengths given and outlive the call.
         let result = unsafe { bpf_fd(BPF_PROG_LOAD, &mut attr, describe) };
         (result, attr.log_true_size as usize)
     };
@@ -273,7 +292,11 @@ impl ProgFd {
 
     /// The kernel's view of the program: id, run statistics, recursion misses.
     pub fn info(&self) -> Result<ProgramInfo, SysError> {
-        let mut raw = ProgInfoRaw::default();
+        // Zeroed as a whole, padding included: the kernel refuses (E2BIG) an info buffer
+        // longer than its own struct unless the excess bytes are zero, and the trailing
+        // padding of a field-by-field `Default` is not.
+        // SAFETY: every field is an integer, for which all-zero bytes are valid.
+        let mut raw: ProgInfoRaw = unsafe { std::mem::zeroed() };
         let mut attr = InfoAttr {
             bpf_fd: self.fd.as_raw_fd() as u32,
             info_len: std::mem::size_of::<ProgInfoRaw>() as u32,

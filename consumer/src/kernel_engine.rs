@@ -1,0 +1,307 @@
+//! The kernel engine (`-x engine=kernel`): the session's `TracingEngine` on top of
+//! `kernel_shim::runtime`. Every enabled probe's clauses are translated to one eBPF
+//! program attached where the probe lives (the providers' `ProbeKind` says where), BEGIN
+//! and END fire through marker functions of this process, and records, aggregations and
+//! drop counters come back from the kernel's maps and perf rings.
+
+use std::time::Duration;
+
+use difvm::interp::engine::{AggregationEntry, DropCounters, EngineOptions};
+use difvm::object::{EnabledProbe, PROBE_ID_ERROR};
+use difvm::verify::VerifiedProgram;
+use kernel_shim::runtime::{
+    AttachTarget, ClockCpus, Marker, ProbeInstrumentation, ProbePlan, RuntimeOptions,
+    RuntimeSession,
+};
+use kernel_shim::sys::{check_bpf_access, BpfAccessError, CpuClockRate};
+use kernel_shim::translate::{ContextKind, LayoutOptions, TracepointField};
+use providers::provider::{DtraceProbe, ProbeEntry, ProbeKind};
+use providers::tracefs::{mount_tracefs_if_missing, EventFormat};
+
+use crate::engine::TracingEngine;
+
+/// Exit status when this process may not trace (dtrace(1)'s status for Linux non-root).
+pub const EXIT_NO_PRIVILEGE: i32 = 2;
+
+/// Why the kernel engine cannot be used at all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PrivilegeFailure {
+    /// The text after `dtrace: `.
+    pub message: String,
+    /// The exit status to leave with.
+    pub exit_status: i32,
+}
+
+/// Checks that this process may load and attach BPF programs. The failure's message is
+/// what dtrace(1) prints after `dtrace: `.
+pub fn check_tracing_privileges() -> Result<(), PrivilegeFailure> {
+    check_bpf_access().map_err(|error| PrivilegeFailure {
+        message: match &error {
+            BpfAccessError::NotPermitted(_) => {
+                "failed to initialize dtrace: DTrace requires additional privileges".to_string()
+            }
+            BpfAccessError::Unavailable(cause) => {
+                format!("failed to initialize dtrace: BPF is not available: {cause}")
+            }
+        },
+        exit_status: EXIT_NO_PRIVILEGE,
+    })
+}
+
+/// The arguments of a tracepoint program: the event's own fields, in order, up to the
+/// first one that is not a 1-, 2-, 4- or 8-byte scalar (later arguments read as 0).
+pub fn tracepoint_fields(format: &EventFormat) -> Vec<TracepointField> {
+    format
+        .argument_fields()
+        .map_while(|field| {
+            let scalar = matches!(field.size, 1 | 2 | 4 | 8) && !field.c_type.contains('[');
+            let offset = u16::try_from(field.offset).ok()?;
+            scalar.then_some(TracepointField {
+                offset,
+                size: field.size as u8,
+                signed: field.signed,
+            })
+        })
+        .take(10)
+        .collect()
+}
+
+/// How the kernel engine instruments `probe`; None for ERROR, whose clauses run inside
+/// every other probe's program.
+pub fn probe_plan(probe: &ProbeEntry) -> Result<Option<ProbePlan>, String> {
+    let name = probe.description.to_string();
+    let targets = |context: ContextKind, targets: Vec<AttachTarget>| {
+        ProbeInstrumentation::Targets { context, targets }
+    };
+    let instrumentation = match &probe.kind {
+        ProbeKind::Dtrace(DtraceProbe::Begin) => ProbeInstrumentation::Marker(Marker::Begin),
+        ProbeKind::Dtrace(DtraceProbe::End) => ProbeInstrumentation::Marker(Marker::End),
+        ProbeKind::Dtrace(DtraceProbe::Error) => return Ok(None),
+        ProbeKind::Syscall {
+            number: Some(number),
+            is_return,
+            ..
+        } => ProbeInstrumentation::Syscall {
+            number: *number,
+            is_return: *is_return,
+        },
+        ProbeKind::Syscall { number: None, .. } => {
+            return Err(format!(
+                "{name}: the kernel engine does not know this system call's number"
+            ))
+        }
+        ProbeKind::Profile {
+            period_ns,
+            every_cpu,
+            ..
+        } => targets(
+            ContextKind::PerfEvent,
+            vec![AttachTarget::CpuClock {
+                rate: CpuClockRate::PeriodNs(*period_ns),
+                cpus: if *every_cpu {
+                    ClockCpus::Every
+                } else {
+                    ClockCpus::One
+                },
+            }],
+        ),
+        ProbeKind::Tracepoint { group, event } => {
+            let tracefs = mount_tracefs_if_missing().map_err(|error| format!("{name}: {error}"))?;
+            let format = tracefs
+                .event_format(group, event)
+                .map_err(|error| format!("{name}: {error}"))?;
+            targets(
+                ContextKind::Tracepoint {
+                    fields: tracepoint_fields(&format),
+                },
+                vec![AttachTarget::Tracepoint {
+                    group: group.clone(),
+                    event: event.clone(),
+                }],
+            )
+        }
+        ProbeKind::Uprobe {
+            pid,
+            is_return,
+            sites,
+        } => targets(
+            ContextKind::Uprobe {
+                return_probe: *is_return,
+            },
+            sites
+                .iter()
+                .map(|site| AttachTarget::Uprobe {
+                    path: site.path.clone(),
+                    file_offset: site.file_offset,
+                    return_probe: *is_return,
+                    semaphore_offset: site.semaphore_file_offset,
+                    pid: pid.map(|pid| pid as i32),
+                })
+                .collect(),
+        ),
+        ProbeKind::KernelFunction {
+            function,
+            is_return,
+            ..
+        } => targets(
+            ContextKind::Kprobe {
+                return_probe: *is_return,
+            },
+            vec![AttachTarget::Kprobe {
+                function: function.clone(),
+                return_probe: *is_return,
+            }],
+        ),
+    };
+    Ok(Some(ProbePlan {
+        probe_id: probe.id,
+        name,
+        instrumentation,
+    }))
+}
+
+/// The kernel engine's sizes from the interpreter's options (the same D options).
+pub fn runtime_options(options: &EngineOptions, keep_verifier_logs: bool) -> RuntimeOptions {
+    RuntimeOptions {
+        layout: LayoutOptions {
+            strsize: options.strsize,
+            scratch_size: options.scratch_size,
+            aggregation_size: options.aggregation_size,
+            dynamic_variable_size: options.dynamic_variable_size,
+            speculation_count: options.speculation_count,
+            speculation_size: options.speculation_size.min(u32::MAX as u64) as u32,
+            ..LayoutOptions::default()
+        },
+        buffer_size: options.buffer_size,
+        keep_verifier_logs,
+    }
+}
+
+/// The engine the session drives when probes run in the kernel.
+pub struct KernelEngine {
+    session: RuntimeSession,
+    exiting: bool,
+    /// The last counters read, for when reading fails.
+    last_drops: std::cell::RefCell<DropCounters>,
+}
+
+impl std::fmt::Debug for KernelEngine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KernelEngine")
+            .field("session", &self.session)
+            .field("exiting", &self.exiting)
+            .finish()
+    }
+}
+
+impl KernelEngine {
+    /// Translates and loads `program`'s probes (nothing is attached until `go`).
+    /// `probes` holds the registry entry of every probe id in `enabled_probes`. Errors
+    /// are the text after `dtrace: could not enable tracing: `; a program the kernel's
+    /// verifier refused carries the verifier log when `debug` is set (`-x debug`).
+    pub fn new(
+        program: &VerifiedProgram,
+        enabled_probes: &[EnabledProbe],
+        probes: &[ProbeEntry],
+        options: &EngineOptions,
+        debug: bool,
+    ) -> Result<KernelEngine, String> {
+        let mut plans = Vec::new();
+        for enabled in enabled_probes {
+            if enabled.probe_id == PROBE_ID_ERROR
+                || plans
+                    .iter()
+                    .any(|plan: &ProbePlan| plan.probe_id == enabled.probe_id)
+            {
+                continue;
+            }
+            let entry = probes
+                .iter()
+                .find(|entry| entry.id == enabled.probe_id)
+                .ok_or_else(|| {
+                    format!("probe {} ({}) is unknown", enabled.probe_id, enabled.probe)
+                })?;
+            if let Some(plan) = probe_plan(entry)? {
+                plans.push(plan);
+            }
+        }
+        let session = RuntimeSession::new(
+            program,
+            enabled_probes,
+            &plans,
+            &runtime_options(options, debug),
+        )
+        .map_err(|error| {
+            let log = error.verifier_log();
+            if debug && !log.is_empty() {
+                format!("{error}\nverifier log:\n{}", log.trim_end())
+            } else {
+                error.to_string()
+            }
+        })?;
+        Ok(KernelEngine {
+            session,
+            exiting: false,
+            last_drops: std::cell::RefCell::new(DropCounters::default()),
+        })
+    }
+
+    /// Notices (the text after `dtrace: `) about sizes the kernel engine lowered, to
+    /// print once tracing starts unless `quietresize` is set.
+    pub fn resize_notices(&self) -> Vec<String> {
+        self.session.resize_notices()
+    }
+
+    /// The verifier logs of every loaded program, kept when `debug` was set.
+    pub fn verifier_logs(&self) -> &[(String, String)] {
+        self.session.verifier_logs()
+    }
+
+    fn refresh_exit_flag(&mut self) {
+        if !self.exiting {
+            self.exiting = self.session.exit_requested().unwrap_or(false);
+        }
+    }
+}
+
+impl TracingEngine for KernelEngine {
+    fn go(&mut self) -> Result<(), String> {
+        self.session
+            .start()
+            .map_err(|error| format!("could not enable tracing: {error}"))?;
+        self.refresh_exit_flag();
+        Ok(())
+    }
+
+    fn poll(&mut self, timeout: Duration) -> Vec<(u32, Vec<u8>)> {
+        if !self.exiting && !timeout.is_zero() {
+            // An interrupted or failed wait only shortens the pause.
+            let _ = self.session.wait(timeout);
+        }
+        let records = self.session.take_records();
+        self.refresh_exit_flag();
+        records
+    }
+
+    fn drain_aggregations(&mut self) -> Vec<AggregationEntry> {
+        self.session.take_aggregations().unwrap_or_default()
+    }
+
+    fn exit_requested(&self) -> bool {
+        self.exiting
+    }
+
+    fn stop(&mut self) {
+        self.session.stop();
+    }
+
+    fn drops(&self) -> DropCounters {
+        match self.session.drop_counters() {
+            Ok(drops) => {
+                *self.last_drops.borrow_mut() = drops.clone();
+                drops
+            }
+            Err(_) => self.last_drops.borrow().clone(),
+        }
+    }
+}

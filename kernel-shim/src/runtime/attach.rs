@@ -1,0 +1,236 @@
+//! Attaching a loaded probe program where its probe lives. Every attachment is held by
+//! descriptors (perf events and BPF links): dropping an `Attachment`, or the death of the
+//! process, detaches everything, so a killed dtrace leaves nothing behind.
+
+use std::path::PathBuf;
+
+use super::error::RuntimeError;
+use super::markers::{marker_location, Marker};
+use crate::sys::{
+    bpf_raw_tracepoint_open, online_cpus, perf_event_open_cpu_clock, perf_event_open_kprobe,
+    perf_event_open_tracepoint, perf_event_open_uprobe, tracepoint_id, CpuClockRate, KprobeRequest,
+    LinkFd, PerfEventFd, ProgFd, ProgramType, SysError, UprobeRequest,
+};
+
+/// Which CPUs a cpu-clock probe samples.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ClockCpus {
+    /// One event on every online CPU (`profile-N`).
+    Every,
+    /// One event on the first online CPU (`tick-N`).
+    One,
+}
+
+/// Where a probe program is attached.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AttachTarget {
+    /// A kernel tracepoint `events/GROUP/EVENT` (program type `Tracepoint`).
+    Tracepoint { group: String, event: String },
+    /// A raw tracepoint such as `sys_enter`/`sys_exit`, which the syscall provider uses
+    /// for every syscall at once (program type `RawTracepoint`).
+    RawTracepoint { name: String },
+    /// cpu-clock sampling (program type `PerfEvent`).
+    CpuClock { rate: CpuClockRate, cpus: ClockCpus },
+    /// A uprobe or uretprobe at a file offset (program type `Kprobe`); a USDT site gives
+    /// its semaphore's file offset.
+    Uprobe {
+        path: PathBuf,
+        file_offset: u64,
+        return_probe: bool,
+        semaphore_offset: Option<u64>,
+        pid: Option<i32>,
+    },
+    /// A kprobe or kretprobe on a kernel function (program type `Kprobe`); only kernels
+    /// with `CONFIG_KPROBES`.
+    Kprobe {
+        function: String,
+        return_probe: bool,
+    },
+    /// The BEGIN or END marker of this process (program type `Kprobe`).
+    Marker(Marker),
+}
+
+impl AttachTarget {
+    /// The program type the kernel requires for this attachment.
+    pub fn program_type(&self) -> ProgramType {
+        match self {
+            AttachTarget::Tracepoint { .. } => ProgramType::Tracepoint,
+            AttachTarget::RawTracepoint { .. } => ProgramType::RawTracepoint,
+            AttachTarget::CpuClock { .. } => ProgramType::PerfEvent,
+            AttachTarget::Uprobe { .. } | AttachTarget::Kprobe { .. } | AttachTarget::Marker(_) => {
+                ProgramType::Kprobe
+            }
+        }
+    }
+
+    /// A short description for messages (`tracepoint syscalls:sys_enter_read`).
+    pub fn describe(&self) -> String {
+        match self {
+            AttachTarget::Tracepoint { group, event } => format!("tracepoint {group}:{event}"),
+            AttachTarget::RawTracepoint { name } => format!("raw tracepoint {name}"),
+            AttachTarget::CpuClock { rate, cpus } => {
+                let rate = match rate {
+                    CpuClockRate::FrequencyHz(hz) => format!("{hz} Hz"),
+                    CpuClockRate::PeriodNs(ns) => format!("every {ns} ns"),
+                };
+                match cpus {
+                    ClockCpus::Every => format!("cpu-clock {rate} on every CPU"),
+                    ClockCpus::One => format!("cpu-clock {rate} on one CPU"),
+                }
+            }
+            AttachTarget::Uprobe {
+                path,
+                file_offset,
+                return_probe,
+                ..
+            } => format!(
+                "{} {}:{file_offset:#x}",
+                if *return_probe { "uretprobe" } else { "uprobe" },
+                path.display()
+            ),
+            AttachTarget::Kprobe {
+                function,
+                return_probe,
+            } => format!(
+                "{} {function}",
+                if *return_probe { "kretprobe" } else { "kprobe" }
+            ),
+            AttachTarget::Marker(Marker::Begin) => "the BEGIN marker".to_string(),
+            AttachTarget::Marker(Marker::End) => "the END marker".to_string(),
+        }
+    }
+}
+
+/// The descriptors that keep one program attached to one target; dropping it detaches.
+#[derive(Debug)]
+pub struct Attachment {
+    /// Links first: they are closed before the events they point at.
+    links: Vec<LinkFd>,
+    events: Vec<PerfEventFd>,
+}
+
+impl Attachment {
+    /// The number of kernel attachments (one per CPU for `profile-N`).
+    pub fn attachment_count(&self) -> usize {
+        self.links.len()
+    }
+
+    /// Combines the attachments of several targets into one.
+    pub fn merge(&mut self, other: Attachment) {
+        self.links.extend(other.links);
+        self.events.extend(other.events);
+    }
+
+    fn empty() -> Attachment {
+        Attachment {
+            links: Vec::new(),
+            events: Vec::new(),
+        }
+    }
+
+    /// Attaches `program` to `event` through a BPF link carrying `cookie`, or, on a
+    /// kernel without perf-event links, with `PERF_EVENT_IOC_SET_BPF`.
+    fn add_perf_event(
+        &mut self,
+        program: &ProgFd,
+        event: PerfEventFd,
+        cookie: u64,
+    ) -> Result<(), SysError> {
+        match event.attach(program, cookie) {
+            Ok(link) => self.links.push(link),
+            Err(error) if error.errno() == Some(libc::EINVAL) && cookie == 0 => {
+                event.set_bpf(program)?;
+                event.enable()?;
+            }
+            Err(error) => return Err(error),
+        }
+        self.events.push(event);
+        Ok(())
+    }
+}
+
+/// Attaches `program` (of `target.program_type()`) to `target`. `cookie` is readable in
+/// the program with `bpf_get_attach_cookie` for perf-event attachments.
+pub fn attach(
+    program: &ProgFd,
+    target: &AttachTarget,
+    cookie: u64,
+) -> Result<Attachment, RuntimeError> {
+    if program.program_type() != target.program_type() {
+        return Err(RuntimeError::invalid(
+            format!("attaching to {}", target.describe()),
+            format!(
+                "a {} program cannot attach there; it needs a {} program",
+                program.program_type(),
+                target.program_type()
+            ),
+        ));
+    }
+    let mut attachment = Attachment::empty();
+    match target {
+        AttachTarget::Tracepoint { group, event } => {
+            let id = tracepoint_id(group, event)?;
+            attachment.add_perf_event(program, perf_event_open_tracepoint(id)?, cookie)?;
+        }
+        AttachTarget::RawTracepoint { name } => {
+            attachment
+                .links
+                .push(bpf_raw_tracepoint_open(name, program)?);
+        }
+        AttachTarget::CpuClock { rate, cpus } => {
+            let online = online_cpus()?;
+            let chosen = match cpus {
+                ClockCpus::Every => online,
+                ClockCpus::One => online.into_iter().take(1).collect(),
+            };
+            for cpu in chosen {
+                attachment.add_perf_event(
+                    program,
+                    perf_event_open_cpu_clock(cpu, *rate)?,
+                    cookie,
+                )?;
+            }
+        }
+        AttachTarget::Uprobe {
+            path,
+            file_offset,
+            return_probe,
+            semaphore_offset,
+            pid,
+        } => {
+            let event = perf_event_open_uprobe(&UprobeRequest {
+                path,
+                file_offset: *file_offset,
+                return_probe: *return_probe,
+                reference_counter_offset: semaphore_offset.unwrap_or(0),
+                pid: *pid,
+            })?;
+            attachment.add_perf_event(program, event, cookie)?;
+        }
+        AttachTarget::Kprobe {
+            function,
+            return_probe,
+        } => {
+            let event = perf_event_open_kprobe(&KprobeRequest {
+                function,
+                offset: 0,
+                return_probe: *return_probe,
+            })?;
+            attachment.add_perf_event(program, event, cookie)?;
+        }
+        AttachTarget::Marker(marker) => {
+            let location = marker_location(*marker)?;
+            // SAFETY: getpid has no preconditions.
+            let pid = unsafe { libc::getpid() };
+            let event = perf_event_open_uprobe(&UprobeRequest {
+                path: &location.path,
+                file_offset: location.file_offset,
+                return_probe: false,
+                reference_counter_offset: 0,
+                pid: Some(pid),
+            })?;
+            attachment.add_perf_event(program, event, cookie)?;
+        }
+    }
+    Ok(attachment)
+}

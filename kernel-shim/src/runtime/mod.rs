@@ -1,0 +1,24 @@
+//! The kernel engine's runtime: principal buffers (perf rings), probe attachment, and the
+//! session that creates a program's maps, loads and attaches its probe programs, fires
+//! BEGIN and END, and drains records, aggregations and drop counters for the consumer.
+
+pub mod aggregation_snapshot;
+pub mod attach;
+pub mod buffer_size;
+pub mod error;
+pub mod markers;
+pub mod perf_buffer;
+pub mod perf_ring;
+pub mod records;
+pub mod session;
+pub mod syscall_dispatch;
+
+pub use attach::{attach, AttachTarget, Attachment, ClockCpus};
+pub use buffer_size::{lowered_size_notice, ring_data_size};
+pub use error::RuntimeError;
+pub use markers::{marker_location, session_filter_prologue, Marker, MarkerLocation};
+pub use perf_buffer::{BufferEvent, PerfBufferSet};
+pub use perf_ring::{walk_records, PerfRecord, RingMemory};
+pub use records::RecordSizes;
+pub use session::{ProbeInstrumentation, ProbePlan, RuntimeOptions, RuntimeSession};
+pub use syscall_dispatch::SyscallDispatch;

@@ -1,0 +1,565 @@
+//! A tracing session in the kernel: the maps of a program's layout, one translated program
+//! per enabled probe (its ECB chain), attachment, BEGIN and END through the marker
+//! functions, and the consumer's view of what the programs produced — records by CPU,
+//! aggregation changes, drop counters and the `exit()` flag.
+//!
+//! Order of events: `RuntimeSession::new` creates every map and the principal buffers and
+//! translates and loads every probe's program, so that a program the kernel refuses is
+//! reported before anything runs. `start` attaches BEGIN and END, fires BEGIN, then
+//! attaches every other probe, so BEGIN fires before any other probe. `stop` detaches
+//! every probe but END, fires END, and detaches END, so no probe records after END.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use difvm::interp::engine::{AggregationEntry, DropCounters};
+use difvm::object::{CompiledProgram, EnabledProbe, PROBE_ID_ERROR};
+use difvm::verify::VerifiedProgram;
+
+use super::aggregation_snapshot::AggregationBaseline;
+use super::attach::{attach, AttachTarget, Attachment};
+use super::error::RuntimeError;
+use super::markers::{session_filter_prologue, Marker};
+use super::perf_buffer::{BufferEvent, PerfBufferSet};
+use super::records::RecordSizes;
+use super::syscall_dispatch::SyscallDispatch;
+use crate::sys::{
+    bpf_map_create, bpf_raw_tracepoint_open, possible_cpu_count, LinkFd, MapFd, ProgFd, SysError,
+    BPF_ANY, BPF_LOG_LEVEL1,
+};
+use crate::translate::layout::{
+    COUNTER_AGGREGATION_DROPS, COUNTER_DYNAMIC_DROPS, COUNTER_ERROR_IN_ERROR_PROBE,
+    COUNTER_NESTING_DROPS, COUNTER_PRINCIPAL_DROPS, COUNTER_SPECULATION_BUSY,
+    COUNTER_SPECULATION_UNAVAILABLE, COUNTER_SPECULATIVE_DROPS,
+};
+use crate::translate::{
+    translate_probe, ContextKind, LayoutOptions, MapFds, ProgramLayout, TranslatedProgram,
+};
+
+/// How a probe is instrumented.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ProbeInstrumentation {
+    /// `dtrace:::BEGIN` or `dtrace:::END`: the marker's uprobe.
+    Marker(Marker),
+    /// A system call's entry or return, reached through the shared dispatcher on
+    /// `raw_syscalls` (one attachment per direction for all system calls).
+    Syscall { number: u32, is_return: bool },
+    /// Any other probe: its program reads `context` and is attached at every target
+    /// (a USDT probe has one per site).
+    Targets {
+        context: ContextKind,
+        targets: Vec<AttachTarget>,
+    },
+}
+
+/// One enabled probe and how to instrument it. The ERROR probe needs none: its clauses
+/// are compiled into every other probe's program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProbePlan {
+    pub probe_id: u32,
+    /// `provider:module:function:name`, for messages.
+    pub name: String,
+    pub instrumentation: ProbeInstrumentation,
+}
+
+/// Sizes and switches of a session.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuntimeOptions {
+    /// The maps' sizes; `cpu_count` is replaced by the possible CPUs of this machine.
+    pub layout: LayoutOptions,
+    /// `bufsize`: principal buffer bytes per CPU.
+    pub buffer_size: u64,
+    /// Keep the verifier log of every program, not only of refused ones (`-x debug`).
+    pub keep_verifier_logs: bool,
+}
+
+impl ProbeInstrumentation {
+    fn context(&self) -> ContextKind {
+        match self {
+            ProbeInstrumentation::Marker(_) => ContextKind::DtraceMarker,
+            ProbeInstrumentation::Syscall { number, is_return } => {
+                if *is_return {
+                    ContextKind::SyscallReturn {
+                        syscall: Some(*number),
+                    }
+                } else {
+                    ContextKind::SyscallEntry {
+                        syscall: Some(*number),
+                    }
+                }
+            }
+            ProbeInstrumentation::Targets { context, .. } => context.clone(),
+        }
+    }
+}
+
+/// A probe's loaded program and, once started, its attachment.
+struct LoadedProbe {
+    plan: ProbePlan,
+    program: ProgFd,
+    attachment: Option<Attachment>,
+}
+
+/// The maps of a session, by role.
+struct SessionMaps {
+    globals: MapFd,
+    counters: MapFd,
+    aggregations: Option<MapFd>,
+    /// Every other map; kept open for as long as the programs may run.
+    _others: Vec<MapFd>,
+}
+
+/// A running (or ready) kernel tracing session.
+pub struct RuntimeSession {
+    program: CompiledProgram,
+    layout: ProgramLayout,
+    maps: SessionMaps,
+    buffers: PerfBufferSet,
+    record_sizes: RecordSizes,
+    probes: Vec<LoadedProbe>,
+    dispatchers: Vec<SyscallDispatch>,
+    dispatcher_links: Vec<LinkFd>,
+    cookie: u64,
+    baseline: AggregationBaseline,
+    /// Bytes of samples that no known record explained (never expected).
+    unexplained_bytes: u64,
+    started: bool,
+    stopped: bool,
+    verifier_logs: Vec<(String, String)>,
+}
+
+impl std::fmt::Debug for RuntimeSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RuntimeSession")
+            .field("probes", &self.probes.len())
+            .field("started", &self.started)
+            .field("stopped", &self.stopped)
+            .finish()
+    }
+}
+
+/// A cookie no other session of this process uses, passed to the markers.
+fn new_session_cookie() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    let sequence = NEXT.fetch_add(1, Ordering::Relaxed);
+    (0xd7 << 56) | ((std::process::id() as u64 & 0xff_ffff) << 32) | (sequence & 0xffff_ffff)
+}
+
+fn clock_ns(clock: libc::clockid_t) -> u64 {
+    let mut time = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `time` is a valid, writable timespec.
+    unsafe { libc::clock_gettime(clock, &mut time) };
+    (time.tv_sec as u64)
+        .wrapping_mul(1_000_000_000)
+        .wrapping_add(time.tv_nsec as u64)
+}
+
+impl RuntimeSession {
+    /// Creates the maps and buffers of `program` and loads one program per enabled probe.
+    /// `plans` must cover every probe id of `enabled` except ERROR's.
+    pub fn new(
+        program: &VerifiedProgram,
+        enabled: &[EnabledProbe],
+        plans: &[ProbePlan],
+        options: &RuntimeOptions,
+    ) -> Result<RuntimeSession, RuntimeError> {
+        let mut layout_options = options.layout.clone();
+        layout_options.cpu_count = possible_cpu_count()? as u32;
+        let layout = ProgramLayout::for_program(program, &layout_options).map_err(|error| {
+            RuntimeError::invalid("laying out the program's maps", error.to_string())
+        })?;
+        let (maps, buffers, fds) = create_maps(&layout, options.buffer_size)?;
+
+        let mut probe_ids: Vec<u32> = enabled
+            .iter()
+            .map(|probe| probe.probe_id)
+            .filter(|&id| id != PROBE_ID_ERROR)
+            .collect();
+        probe_ids.sort_unstable();
+        probe_ids.dedup();
+        let plans_by_id: HashMap<u32, &ProbePlan> =
+            plans.iter().map(|plan| (plan.probe_id, plan)).collect();
+        let cookie = new_session_cookie();
+        let mut probes = Vec::new();
+        let mut verifier_logs = Vec::new();
+        for probe_id in probe_ids {
+            let plan = plans_by_id.get(&probe_id).ok_or_else(|| {
+                RuntimeError::invalid(
+                    format!("enabling probe {probe_id}"),
+                    "no instrumentation was given for it",
+                )
+            })?;
+            let context = plan.instrumentation.context();
+            let translated = translate_probe(&layout, &fds, probe_id, enabled, program, &context)
+                .map_err(|error| RuntimeError::Translate {
+                probe: plan.name.clone(),
+                reason: error.to_string(),
+            })?;
+            // The marker programs start with the session's filter. Jumps, calls and
+            // function addresses are relative, so the translated code runs unchanged
+            // after it; the functions are found again from the new instructions.
+            let translated = match plan.instrumentation {
+                ProbeInstrumentation::Marker(_) => {
+                    let mut with_filter = session_filter_prologue(cookie);
+                    with_filter.extend(translated.instructions);
+                    TranslatedProgram::new(with_filter)
+                }
+                _ => translated,
+            };
+            let name = format!("dtrace_{probe_id}");
+            let log_level = if options.keep_verifier_logs {
+                BPF_LOG_LEVEL1
+            } else {
+                0
+            };
+            let loaded = translated
+                .load(context.program_type(), &name, log_level)
+                .map_err(|error| RuntimeError::rejected(plan.name.clone(), error))?;
+            if options.keep_verifier_logs {
+                verifier_logs.push((plan.name.clone(), loaded.verifier_log().to_string()));
+            }
+            probes.push(LoadedProbe {
+                plan: (*plan).clone(),
+                program: loaded,
+                attachment: None,
+            });
+        }
+        Ok(RuntimeSession {
+            program: program.program().clone(),
+            record_sizes: RecordSizes::new(program.program(), enabled),
+            layout,
+            maps,
+            buffers,
+            probes,
+            dispatchers: Vec::new(),
+            dispatcher_links: Vec::new(),
+            cookie,
+            baseline: AggregationBaseline::default(),
+            unexplained_bytes: 0,
+            started: false,
+            stopped: false,
+            verifier_logs,
+        })
+    }
+
+    /// `dtrace: …` notices (without the prefix) about sizes the engine lowered.
+    pub fn resize_notices(&self) -> Vec<String> {
+        self.buffers.resize_notice().into_iter().collect()
+    }
+
+    /// The verifier logs kept with `keep_verifier_logs`, as (probe, log).
+    pub fn verifier_logs(&self) -> &[(String, String)] {
+        &self.verifier_logs
+    }
+
+    /// The probes' program descriptors, as (probe id, program).
+    pub fn programs(&self) -> impl Iterator<Item = (u32, &ProgFd)> {
+        self.probes
+            .iter()
+            .map(|probe| (probe.plan.probe_id, &probe.program))
+    }
+
+    /// Attaches BEGIN and END, fires BEGIN, then attaches every other probe.
+    pub fn start(&mut self) -> Result<(), RuntimeError> {
+        if self.started {
+            return Ok(());
+        }
+        self.started = true;
+        for probe in &mut self.probes {
+            if let ProbeInstrumentation::Marker(marker) = probe.plan.instrumentation {
+                probe.attachment = Some(attach(&probe.program, &AttachTarget::Marker(marker), 0)?);
+            }
+        }
+        Marker::Begin.fire(self.cookie);
+        for probe in &mut self.probes {
+            match &probe.plan.instrumentation {
+                ProbeInstrumentation::Marker(_) => {}
+                ProbeInstrumentation::Targets { targets, .. } => {
+                    let mut combined: Option<Attachment> = None;
+                    for target in targets {
+                        let attachment = attach(&probe.program, target, 0).map_err(|error| {
+                            RuntimeError::invalid(
+                                format!("enabling {}", probe.plan.name),
+                                error.to_string(),
+                            )
+                        })?;
+                        match &mut combined {
+                            Some(all) => all.merge(attachment),
+                            None => combined = Some(attachment),
+                        }
+                    }
+                    probe.attachment = combined;
+                }
+                ProbeInstrumentation::Syscall { number, is_return } => {
+                    let dispatch = match self
+                        .dispatchers
+                        .iter()
+                        .position(|dispatch| dispatch.is_return == *is_return)
+                    {
+                        Some(index) => &self.dispatchers[index],
+                        None => {
+                            self.dispatchers.push(SyscallDispatch::new(*is_return)?);
+                            &self.dispatchers[self.dispatchers.len() - 1]
+                        }
+                    };
+                    dispatch.insert(*number, &probe.program)?;
+                }
+            }
+        }
+        for dispatch in &self.dispatchers {
+            self.dispatcher_links.push(bpf_raw_tracepoint_open(
+                dispatch.raw_tracepoint(),
+                dispatch.dispatcher(),
+            )?);
+        }
+        Ok(())
+    }
+
+    /// Detaches every probe but END, fires END, then detaches END.
+    pub fn stop(&mut self) {
+        if self.stopped || !self.started {
+            self.stopped = true;
+            return;
+        }
+        self.stopped = true;
+        self.dispatcher_links.clear();
+        self.dispatchers.clear();
+        for probe in &mut self.probes {
+            if probe.plan.instrumentation != ProbeInstrumentation::Marker(Marker::End) {
+                probe.attachment = None;
+            }
+        }
+        Marker::End.fire(self.cookie);
+        for probe in &mut self.probes {
+            probe.attachment = None;
+        }
+    }
+
+    /// Waits up to `timeout` for a buffer to fill (at least half), without reading.
+    pub fn wait(&self, timeout: Duration) -> Result<(), RuntimeError> {
+        self.buffers.wait(timeout).map(|_| ())
+    }
+
+    /// The records written since the last call, as (CPU, bytes) in CPU order; each CPU's
+    /// bytes are whole records back to back, in the order the CPU wrote them.
+    pub fn take_records(&mut self) -> Vec<(u32, Vec<u8>)> {
+        let mut by_cpu: BTreeMap<u32, Vec<u8>> = BTreeMap::new();
+        let sizes = &self.record_sizes;
+        let mut unexplained = 0u64;
+        self.buffers.drain(&mut |cpu, event| {
+            if let BufferEvent::Sample(sample) = event {
+                let buffer = by_cpu.entry(cpu).or_default();
+                unexplained += sizes.append_records(sample, buffer) as u64;
+            }
+        });
+        self.unexplained_bytes += unexplained;
+        by_cpu
+            .into_iter()
+            .filter(|(_, bytes)| !bytes.is_empty())
+            .collect()
+    }
+
+    /// Whether an `exit()` action has run.
+    pub fn exit_requested(&self) -> Result<bool, RuntimeError> {
+        let offset = self.layout.globals.exiting as usize;
+        let value = self
+            .maps
+            .globals
+            .lookup(&0u32.to_ne_bytes())?
+            .unwrap_or_default();
+        Ok(value
+            .get(offset..offset + 8)
+            .is_some_and(|word| word.iter().any(|byte| *byte != 0)))
+    }
+
+    /// What the aggregations gathered since the last call, per-CPU values merged.
+    pub fn take_aggregations(&mut self) -> Result<Vec<AggregationEntry>, RuntimeError> {
+        let Some(map) = &self.maps.aggregations else {
+            return Ok(Vec::new());
+        };
+        let elements = match map.lookup_batch_all() {
+            Ok(elements) => elements,
+            Err(_) => {
+                let mut elements = Vec::new();
+                for key in map.keys()? {
+                    if let Some(value) = map.lookup(&key)? {
+                        elements.push((key, value));
+                    }
+                }
+                elements
+            }
+        };
+        let key_sizes: HashMap<u32, usize> = self
+            .program
+            .aggregations
+            .iter()
+            .map(|description| (description.id, description.key_size as usize))
+            .collect();
+        let mut entries = Vec::new();
+        for (map_key, value) in elements {
+            let Some(id) = map_key
+                .get(..4)
+                .and_then(|id| id.try_into().ok())
+                .map(u32::from_le_bytes)
+            else {
+                continue;
+            };
+            let (Some(rule), Some(&key_size)) =
+                (self.layout.aggregation_rules.get(&id), key_sizes.get(&id))
+            else {
+                continue;
+            };
+            let Some(key) = map_key.get(8..8 + key_size) else {
+                continue;
+            };
+            let per_cpu = map.split_per_cpu_value(&value);
+            if let Some(entry) = self
+                .baseline
+                .entry_change(id, rule, &map_key, key, &per_cpu)
+            {
+                entries.push(entry);
+            }
+        }
+        entries.sort_by(|a, b| (a.aggregation, &a.key).cmp(&(b.aggregation, &b.key)));
+        Ok(entries)
+    }
+
+    /// Cumulative drop and error counters. Principal drops per CPU are the records the
+    /// perf ring had no room for, plus firings skipped because a program was already
+    /// running on the CPU (the programs' nesting guard); the kernel's own count of
+    /// skipped runs (`recursion_misses`, not per CPU) is added to the first CPU.
+    pub fn drop_counters(&self) -> Result<DropCounters, RuntimeError> {
+        let mut drops = DropCounters::default();
+        let values = self
+            .maps
+            .counters
+            .lookup_per_cpu(&0u32.to_ne_bytes())?
+            .unwrap_or_default();
+        let counter = |value: &[u8], index: usize| {
+            value
+                .get(index * 8..index * 8 + 8)
+                .and_then(|word| word.try_into().ok())
+                .map(u64::from_le_bytes)
+                .unwrap_or(0)
+        };
+        let lost: HashMap<u32, u64> = self.buffers.lost_counts().into_iter().collect();
+        for (cpu, value) in values.iter().enumerate() {
+            let cpu = cpu as u32;
+            let principal = counter(value, COUNTER_PRINCIPAL_DROPS)
+                .max(lost.get(&cpu).copied().unwrap_or(0))
+                + counter(value, COUNTER_NESTING_DROPS);
+            if principal > 0 {
+                drops.principal.insert(cpu, principal);
+            }
+            let aggregation = counter(value, COUNTER_AGGREGATION_DROPS);
+            if aggregation > 0 {
+                drops.aggregation.insert(cpu, aggregation);
+            }
+            drops.dynamic += counter(value, COUNTER_DYNAMIC_DROPS);
+            drops.speculative += counter(value, COUNTER_SPECULATIVE_DROPS);
+            drops.speculation_unavailable += counter(value, COUNTER_SPECULATION_UNAVAILABLE);
+            drops.speculation_busy += counter(value, COUNTER_SPECULATION_BUSY);
+            drops.error_in_error_probe += counter(value, COUNTER_ERROR_IN_ERROR_PROBE);
+        }
+        let mut recursion_misses = 0;
+        for probe in &self.probes {
+            recursion_misses += probe.program.info()?.recursion_misses;
+        }
+        for dispatch in &self.dispatchers {
+            recursion_misses += dispatch.dispatcher().info()?.recursion_misses;
+        }
+        if recursion_misses > 0 {
+            let first = self.buffers.cpus().first().copied().unwrap_or(0);
+            *drops.principal.entry(first).or_default() += recursion_misses;
+        }
+        Ok(drops)
+    }
+
+    /// Bytes of samples that no known record explained; non-zero means a bug.
+    pub fn unexplained_bytes(&self) -> u64 {
+        self.unexplained_bytes + self.buffers.malformed_count()
+    }
+}
+
+impl Drop for RuntimeSession {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// Creates the maps of `layout` (the principal one inside the buffer set), fills the
+/// constants and the wall-clock offset, and returns the descriptors for the translator.
+fn create_maps(
+    layout: &ProgramLayout,
+    buffer_size: u64,
+) -> Result<(SessionMaps, PerfBufferSet, MapFds), RuntimeError> {
+    let mut by_name: HashMap<&'static str, MapFd> = HashMap::new();
+    for spec in layout.map_specs() {
+        let map = bpf_map_create(
+            spec.map_type,
+            spec.key_size,
+            spec.value_size,
+            spec.max_entries,
+            spec.flags,
+            spec.name,
+        )?;
+        by_name.insert(spec.name, map);
+    }
+    let mut take = |name: &'static str| {
+        by_name.remove(name).ok_or_else(|| {
+            RuntimeError::invalid(
+                "creating the program's maps",
+                format!("the layout has no {name} map"),
+            )
+        })
+    };
+    let state = take("dtrace_state")?;
+    let globals = take("dtrace_globals")?;
+    let constants = take("dtrace_consts")?;
+    let counters = take("dtrace_counters")?;
+    let principal = take("dtrace_buffers")?;
+    let dynamic = take("dtrace_dynvars").ok();
+    let aggregations = take("dtrace_aggs").ok();
+    let speculations = take("dtrace_specs").ok();
+
+    constants.update(&0u32.to_ne_bytes(), layout.constants_image(), BPF_ANY)?;
+    let mut globals_value = vec![0u8; globals.value_buffer_size()];
+    let offset = layout.globals.wall_clock_offset as usize;
+    let wall_clock_offset =
+        clock_ns(libc::CLOCK_REALTIME).wrapping_sub(clock_ns(libc::CLOCK_BOOTTIME));
+    globals_value
+        .get_mut(offset..offset + 8)
+        .ok_or_else(|| SysError::invalid("initialising the globals", "value too small"))?
+        .copy_from_slice(&wall_clock_offset.to_le_bytes());
+    globals.update(&0u32.to_ne_bytes(), &globals_value, BPF_ANY)?;
+
+    let fds = MapFds {
+        state: state.raw_fd(),
+        globals: globals.raw_fd(),
+        constants: constants.raw_fd(),
+        counters: counters.raw_fd(),
+        principal: principal.raw_fd(),
+        dynamic: dynamic.as_ref().map(MapFd::raw_fd),
+        aggregations: aggregations.as_ref().map(MapFd::raw_fd),
+        speculations: speculations.as_ref().map(MapFd::raw_fd),
+    };
+    let buffers = PerfBufferSet::open(principal, buffer_size)?;
+    let others = [Some(state), Some(constants), dynamic, speculations]
+        .into_iter()
+        .flatten()
+        .collect();
+    Ok((
+        SessionMaps {
+            globals,
+            counters,
+            aggregations,
+            _others: others,
+        },
+        buffers,
+        fds,
+    ))
+}

@@ -1,0 +1,333 @@
+//! The translator's emitter: the assembler plus what every part of the translation needs
+//! to know (layout, map descriptors, the clause being translated, where its faults go)
+//! and the small code sequences they all use (DIF register access, faults, counters,
+//! zero-filling, pointers into the maps).
+
+use difvm::object::{CompiledProgram, FaultCode, ProbeDescription};
+
+use super::context::ContextKind;
+use super::layout::{MapFds, ProgramLayout};
+use super::loops::LoopBody;
+use super::registers::{dif_register_slot, MAP_KEY, STATE};
+use super::TranslateError;
+use crate::ebpf::{AluOp, Assembler, AtomicOp, Helper, Insn, JmpOp, Label, MemSize, Reg};
+
+/// Which ECB chain code belongs to: the probe's own, or the ERROR probe's subprogram.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Chain {
+    Main,
+    Error,
+}
+
+/// The value a fault reports in `arg5`.
+#[derive(Debug, Clone, Copy)]
+pub enum FaultValue {
+    Constant(i32),
+    Register(Reg),
+}
+
+/// The DIF offset a fault reports in `arg3`: an instruction's byte offset, or none (−1)
+/// for faults outside the DIFO's code (recording a value, an action's own checks).
+#[derive(Debug, Clone, Copy)]
+pub enum FaultSite {
+    Instruction(usize),
+    OutsideCode,
+}
+
+impl FaultSite {
+    fn offset(self) -> i32 {
+        match self {
+            FaultSite::Instruction(index) => (index * 4) as i32,
+            FaultSite::OutsideCode => -1,
+        }
+    }
+}
+
+/// Translation state shared by every part of the translator.
+pub struct Emitter<'a> {
+    pub asm: Assembler,
+    pub layout: &'a ProgramLayout,
+    pub maps: &'a MapFds,
+    pub program: &'a CompiledProgram,
+    /// The chain being emitted.
+    pub chain: Chain,
+    /// Where faults of the statement being emitted go.
+    pub fault_label: Label,
+    /// Human-readable location of the code being emitted, for errors.
+    pub location: String,
+    /// The enabled probe whose statement is being emitted.
+    pub epid: u32,
+    pub probe_id: u32,
+    pub probe: ProbeDescription,
+    /// Arguments the main chain's probe has (`args[]`), and whether `errno` is its.
+    pub argument_count: u8,
+    pub has_errno: bool,
+    /// What the probe's `ctx` is (for `regs[]`).
+    pub context: ContextKind,
+    /// The `bpf_loop` callbacks the code refers to, emitted after the chains.
+    pub callbacks: Vec<(Label, LoopBody)>,
+}
+
+impl<'a> Emitter<'a> {
+    pub fn new(
+        layout: &'a ProgramLayout,
+        maps: &'a MapFds,
+        program: &'a CompiledProgram,
+    ) -> Emitter<'a> {
+        let mut asm = Assembler::new();
+        let fault_label = asm.new_label();
+        Emitter {
+            asm,
+            layout,
+            maps,
+            program,
+            chain: Chain::Main,
+            fault_label,
+            location: String::new(),
+            epid: 0,
+            probe_id: 0,
+            probe: ProbeDescription::default(),
+            argument_count: 0,
+            has_errno: false,
+            context: ContextKind::DtraceMarker,
+            callbacks: Vec::new(),
+        }
+    }
+
+    pub fn emit(&mut self, instruction: Insn) {
+        self.asm.emit(instruction);
+    }
+
+    pub fn emit_all(&mut self, instructions: &[Insn]) {
+        self.asm.emit_all(instructions);
+    }
+
+    pub fn label(&mut self) -> Label {
+        self.asm.new_label()
+    }
+
+    pub fn bind(&mut self, label: Label) {
+        self.asm.bind(label);
+    }
+
+    pub fn call(&mut self, helper: Helper) {
+        self.emit(Insn::call(helper));
+    }
+
+    /// An `Unsupported` error at the current location.
+    pub fn unsupported(&self, what: impl Into<String>) -> TranslateError {
+        TranslateError::Unsupported {
+            what: what.into(),
+            location: self.location.clone(),
+        }
+    }
+
+    /// `dst = DIF %rN` (`%r0` reads as 0).
+    pub fn load_dif(&mut self, dst: Reg, number: u8) {
+        if number == 0 || number > 7 {
+            self.emit(Insn::mov64_imm(dst, 0));
+        } else {
+            self.emit(Insn::ldx_mem(
+                MemSize::DW,
+                dst,
+                Reg::FP,
+                dif_register_slot(number),
+            ));
+        }
+    }
+
+    /// `DIF %rN = src`; writes to `%r0` are dropped as DIF says.
+    pub fn store_dif(&mut self, number: u8, src: Reg) {
+        if number != 0 && number <= 7 {
+            self.emit(Insn::stx_mem(
+                MemSize::DW,
+                Reg::FP,
+                src,
+                dif_register_slot(number),
+            ));
+        }
+    }
+
+    /// Zeroes DIF registers `%r1`–`%r7` (a DIFO starts with all registers 0).
+    pub fn clear_dif_registers(&mut self) {
+        for number in 1..=7 {
+            self.emit(Insn::st_mem(
+                MemSize::DW,
+                Reg::FP,
+                dif_register_slot(number),
+                0,
+            ));
+        }
+    }
+
+    /// `dst = src` unless they are the same register.
+    pub fn mov(&mut self, dst: Reg, src: Reg) {
+        if dst != src {
+            self.emit(Insn::mov64_reg(dst, src));
+        }
+    }
+
+    /// `dst = r7 + offset`: a pointer into the work area.
+    pub fn state_pointer(&mut self, dst: Reg, offset: u32) {
+        self.emit(Insn::mov64_reg(dst, STATE));
+        if offset != 0 {
+            self.emit(Insn::add64_imm(dst, offset as i32));
+        }
+    }
+
+    /// `dst = &globals[offset]`.
+    pub fn globals_pointer(&mut self, dst: Reg, offset: u32) {
+        self.emit_all(&Insn::ld_map_value(dst, self.maps.globals, offset));
+    }
+
+    /// `dst = &constants[offset]`.
+    pub fn constants_pointer(&mut self, dst: Reg, offset: u32) {
+        self.emit_all(&Insn::ld_map_value(dst, self.maps.constants, offset));
+    }
+
+    /// Stores a u64 field of the work area from a register.
+    pub fn store_state(&mut self, offset: u32, src: Reg) {
+        self.emit(Insn::stx_mem(MemSize::DW, STATE, src, offset as i16));
+    }
+
+    /// Stores a u64 field of the work area from an immediate.
+    pub fn store_state_imm(&mut self, offset: u32, value: i32) {
+        self.emit(Insn::st_mem(MemSize::DW, STATE, offset as i16, value));
+    }
+
+    /// Loads a u64 field of the work area.
+    pub fn load_state(&mut self, dst: Reg, offset: u32) {
+        self.emit(Insn::ldx_mem(MemSize::DW, dst, STATE, offset as i16));
+    }
+
+    /// Reports a fault: records code, value and DIF offset in the work area and jumps to
+    /// the statement's fault handler. The value register is read before anything else.
+    pub fn fault(&mut self, code: FaultCode, value: FaultValue, site: FaultSite) {
+        let state = &self.layout.state;
+        let (value_offset, code_offset, site_offset) =
+            (state.fault_value, state.fault_code, state.fault_offset);
+        match value {
+            FaultValue::Constant(constant) => self.store_state_imm(value_offset, constant),
+            FaultValue::Register(register) => self.store_state(value_offset, register),
+        }
+        self.store_state_imm(code_offset, code as i32);
+        self.store_state_imm(site_offset, site.offset());
+        let label = self.fault_label;
+        self.asm.ja_to(label);
+    }
+
+    /// Emits `if dst OP imm` → fault, i.e. the fault path for the condition.
+    pub fn fault_if_imm(
+        &mut self,
+        op: JmpOp,
+        dst: Reg,
+        imm: i32,
+        code: FaultCode,
+        value: FaultValue,
+        site: FaultSite,
+    ) {
+        let fine = self.label();
+        self.asm.jmp_imm_to(invert(op), dst, imm, fine);
+        self.fault(code, value, site);
+        self.bind(fine);
+    }
+
+    /// Emits `if dst OP src` → fault.
+    pub fn fault_if_reg(
+        &mut self,
+        op: JmpOp,
+        dst: Reg,
+        src: Reg,
+        code: FaultCode,
+        value: FaultValue,
+        site: FaultSite,
+    ) {
+        let fine = self.label();
+        self.asm.jmp_reg_to(invert(op), dst, src, fine);
+        self.fault(code, value, site);
+        self.bind(fine);
+    }
+
+    /// Adds 1 to per-CPU counter `counter` (clobbers r0–r5).
+    pub fn count(&mut self, counter: usize) {
+        let skip = self.label();
+        self.emit(Insn::st_mem(MemSize::W, Reg::FP, MAP_KEY, 0));
+        self.emit_all(&Insn::ld_map_fd(Reg::R1, self.maps.counters));
+        self.emit(Insn::mov64_reg(Reg::R2, Reg::FP));
+        self.emit(Insn::add64_imm(Reg::R2, MAP_KEY as i32));
+        self.call(Helper::MapLookupElem);
+        self.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, skip);
+        self.emit(Insn::mov64_imm(Reg::R1, 1));
+        self.emit(Insn::atomic(
+            MemSize::DW,
+            AtomicOp::Add,
+            Reg::R0,
+            Reg::R1,
+            (counter * 8) as i16,
+        ));
+        self.bind(skip);
+    }
+
+    /// Zeroes `size` bytes at `base + offset`, `base` being r7, r8 or r9 (clobbers
+    /// r0–r5). Small areas are stored directly; larger ones are copied from the work
+    /// area's zero guard.
+    pub fn zero_fill(&mut self, base: Reg, offset: u32, size: u32) {
+        if size == 0 {
+            return;
+        }
+        if size <= 128 && offset.is_multiple_of(8) && size.is_multiple_of(8) {
+            for word in 0..size / 8 {
+                self.emit(Insn::st_mem(
+                    MemSize::DW,
+                    base,
+                    (offset + word * 8) as i16,
+                    0,
+                ));
+            }
+            return;
+        }
+        self.emit(Insn::mov64_reg(Reg::R1, base));
+        self.emit(Insn::add64_imm(Reg::R1, offset as i32));
+        self.emit(Insn::mov64_imm(Reg::R2, size as i32));
+        self.state_pointer(Reg::R3, self.layout.state.zero_guard);
+        self.call(Helper::ProbeReadKernel);
+    }
+
+    /// `dst = value`, as short as the constant allows.
+    pub fn load_constant(&mut self, dst: Reg, value: u64) {
+        if value as i64 >= i32::MIN as i64 && value as i64 <= i32::MAX as i64 {
+            self.emit(Insn::mov64_imm(dst, value as i64 as i32));
+        } else {
+            self.emit_all(&Insn::ld_imm64(dst, value));
+        }
+    }
+
+    /// `dst = dst OP imm` (64-bit).
+    pub fn alu_imm(&mut self, op: AluOp, dst: Reg, imm: i32) {
+        self.emit(Insn::alu64_imm(op, dst, imm));
+    }
+
+    /// `dst = dst OP src` (64-bit).
+    pub fn alu_reg(&mut self, op: AluOp, dst: Reg, src: Reg) {
+        self.emit(Insn::alu64_reg(op, dst, src));
+    }
+}
+
+/// The jump that is taken exactly when `op` is not.
+pub fn invert(op: JmpOp) -> JmpOp {
+    match op {
+        JmpOp::Eq => JmpOp::Ne,
+        JmpOp::Ne => JmpOp::Eq,
+        JmpOp::Gt => JmpOp::Le,
+        JmpOp::Ge => JmpOp::Lt,
+        JmpOp::Lt => JmpOp::Ge,
+        JmpOp::Le => JmpOp::Gt,
+        JmpOp::Sgt => JmpOp::Sle,
+        JmpOp::Sge => JmpOp::Slt,
+        JmpOp::Slt => JmpOp::Sge,
+        JmpOp::Sle => JmpOp::Sgt,
+        // `Set` has no inverse jump, so the translator never uses it in a fault check;
+        // `Eq` on the same operands would be wrong, which is why no caller passes it.
+        JmpOp::Set => JmpOp::Set,
+    }
+}

@@ -1,0 +1,947 @@
+//! The layout contract between translated probe programs and the runtime: which maps a
+//! program uses, their key and value layouts, the sizes derived from the options, and how
+//! values are found in them. The runtime creates the maps from [`ProgramLayout`]'s
+//! [`MapSpec`]s, hands their descriptors back as [`MapFds`], fills the constants map with
+//! [`ProgramLayout::constants_image`], and reads records, aggregations, drop counters and
+//! the `exit()` flag as described here. Everything is little-endian (x86_64).
+//!
+//! # Maps
+//!
+//! | map | type | key | value | entries |
+//! |---|---|---|---|---|
+//! | `state` | `ARRAY` | u32 CPU number | [`StateLayout`]: one per-CPU work area | possible CPUs |
+//! | `globals` | `ARRAY` | u32 0 | [`GlobalsLayout`]: exit flag, wall-clock offset, speculation states, global variables | 1 |
+//! | `constants` | `ARRAY`, read-only for programs | u32 0 | every DIFO's string table, back to back | 1 |
+//! | `counters` | `PERCPU_ARRAY` | u32 0 | [`COUNTER_COUNT`] u64 counters, indexed by the `COUNTER_*` constants | 1 |
+//! | `principal` | `PERF_EVENT_ARRAY` | u32 CPU | the CPU's `BPF_OUTPUT` perf event fd | possible CPUs |
+//! | `dynamic` (if the program has thread-locals or associative arrays) | `HASH` | [`DynamicKeyLayout`] | the variable's value | from `dynvarsize` |
+//! | `aggregations` (if the program aggregates) | `PERCPU_HASH` | [`AggregationKeyLayout`] | u64 update count, then the aggregation's words | from `aggsize` |
+//! | `speculations` (if the program speculates) | `ARRAY` | u32 `(id - 1) * cpus + cpu` | u64 bytes used, then `specsize` bytes of records | `nspec × cpus` |
+//!
+//! The per-CPU work area is an ordinary array indexed by `bpf_get_smp_processor_id()`
+//! rather than a per-CPU array, because per-CPU values are limited to 32 KiB and scratch
+//! space alone may be larger.
+//!
+//! # Records
+//!
+//! A record is `RECORD_HEADER_SIZE + record_size` bytes exactly as `difvm::object` defines
+//! it (EPID u32, zero u32, the statement's data). It is built in the per-CPU work area and
+//! written with one `bpf_perf_event_output(ctx, principal, BPF_F_CURRENT_CPU, record,
+//! size)`, so it is never torn, and a record that does not fit is counted by the kernel
+//! (a `PERF_RECORD_LOST`) and in [`COUNTER_PRINCIPAL_DROPS`]. One perf sample carries one
+//! or more whole records: a committed speculation arrives as one sample holding all the
+//! records one CPU speculated. The kernel pads a sample's raw data to a multiple of 8
+//! bytes with up to 4 bytes after the last record; a reader walks records by their EPID's
+//! record size and stops when fewer than `RECORD_HEADER_SIZE` bytes remain or the EPID
+//! is 0.
+//!
+//! # Aggregations
+//!
+//! An aggregation entry's key is [`AggregationKeyLayout`]: the aggregation id (u32), a
+//! zero u32, then the key tuple encoded exactly as the reference engine encodes it
+//! (`key_size` bytes of the aggregation, zero-padded to the longest key of the program).
+//! Its value, per CPU, is a u64 count of updates on that CPU followed by the words of
+//! `difvm::aggregation::AggregationRule` (same words, same order, same update rule),
+//! zero-padded to the largest aggregation. A program creating an entry can only set its
+//! own CPU's value (the kernel zeroes the others), so a CPU whose update count is 0 never
+//! touched the entry and must be skipped when merging (a zeroed `min()` would otherwise
+//! win). An entry that cannot be created (the map is full) counts
+//! [`COUNTER_AGGREGATION_DROPS`].
+//!
+//! # Dynamic variables
+//!
+//! Thread-local variables and associative-array elements live in one hash map keyed by
+//! [`DynamicKeyLayout`] (variable id, scope, thread id, encoded tuple). Assigning 0
+//! deletes the element; a failed insert counts [`COUNTER_DYNAMIC_DROPS`].
+//!
+//! # Addresses
+//!
+//! DIF registers hold either real kernel (or user) addresses or tagged offsets into the
+//! maps, like the reference interpreter's tagged address space: bits 63–56 hold one of
+//! the `TAG_*` values and bits 31–0 the offset. Tagged addresses are turned into real
+//! pointers only when accessed, after a bounds check; any other address is read with
+//! `bpf_probe_read_kernel` (or `_user`), and a failed read is an `invalid address` fault.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use difvm::aggregation::AggregationRule;
+use difvm::difo::{DifType, Difo, VariableScope};
+use difvm::isa::DIF_TUPLE_STACK_DEPTH;
+use difvm::object::{ActionKind, CompiledProgram, VariableStorage, RECORD_HEADER_SIZE};
+use difvm::verify::VerifiedProgram;
+
+use crate::sys::MapType;
+
+/// Tag of scratch addresses: offsets into the work area's scratch space.
+pub const TAG_SCRATCH: u64 = 0xd0;
+/// Tag of by-reference global variable storage: offsets into the globals value.
+pub const TAG_GLOBALS: u64 = 0xd1;
+/// Tag of work-area storage other than scratch (clause-locals, built-in strings, copies
+/// of dynamic variables): offsets into the work area.
+pub const TAG_STATE: u64 = 0xd2;
+/// Tag of DIFO string tables: offsets into the constants value.
+pub const TAG_CONSTANTS: u64 = 0xd3;
+/// Where the tag sits in a tagged address.
+pub const TAG_SHIFT: u32 = 56;
+
+/// Counter: records the principal buffer had no room for.
+pub const COUNTER_PRINCIPAL_DROPS: usize = 0;
+/// Counter: aggregation entries that could not be created.
+pub const COUNTER_AGGREGATION_DROPS: usize = 1;
+/// Counter: dynamic variables that could not be stored.
+pub const COUNTER_DYNAMIC_DROPS: usize = 2;
+/// Counter: speculated records a full speculation buffer refused.
+pub const COUNTER_SPECULATIVE_DROPS: usize = 3;
+/// Counter: `speculation()` calls that found every speculation in use.
+pub const COUNTER_SPECULATION_UNAVAILABLE: usize = 4;
+/// Counter: `speculation()` calls that found a speculation still being committed.
+pub const COUNTER_SPECULATION_BUSY: usize = 5;
+/// Counter: faults inside ERROR clauses.
+pub const COUNTER_ERROR_IN_ERROR_PROBE: usize = 6;
+/// Counter: firings refused because another of our programs was running on the CPU.
+pub const COUNTER_NESTING_DROPS: usize = 7;
+/// Counter: faults reported to the ERROR probe.
+pub const COUNTER_FAULTS: usize = 8;
+/// Number of u64 counters in the counters map value.
+pub const COUNTER_COUNT: usize = 9;
+
+/// Bookkeeping bytes charged per dynamic variable when sizing the dynamic map from
+/// `dynvarsize` (the reference engine's figure).
+pub const DYNAMIC_VARIABLE_OVERHEAD: u64 = 64;
+/// Bookkeeping bytes charged per aggregation entry when sizing the aggregation map from
+/// `aggsize` (the reference engine's figure).
+pub const AGGREGATION_ENTRY_OVERHEAD: u64 = 64;
+/// The largest hash key the layout produces. Kernels before 5.x refused keys larger than
+/// the eBPF stack (512 bytes); current ones accept these (checked on 6.18), and keys live
+/// in the work area, whose fixed part is addressed with 16-bit offsets.
+pub const MAX_HASH_KEY_SIZE: u32 = 8 * 1024;
+/// The kernel refuses per-CPU values larger than this.
+pub const MAX_PER_CPU_VALUE_SIZE: u32 = 32 * 1024;
+
+/// Frames `stackdepth` and `ustackdepth` count at most (the kernel's default
+/// `perf_event_max_stack`).
+pub const STACK_FRAMES: u32 = 127;
+
+/// The options that shape a program's maps and code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LayoutOptions {
+    /// `strsize`: bytes of a string, NUL included (at least 2).
+    pub strsize: u32,
+    /// `scratchsize`: scratch bytes per clause execution.
+    pub scratch_size: u32,
+    /// `aggsize`: bytes of aggregation space per CPU.
+    pub aggregation_size: u64,
+    /// `dynvarsize`: bytes of dynamic-variable space.
+    pub dynamic_variable_size: u64,
+    /// `nspec`.
+    pub speculation_count: u32,
+    /// `specsize`: bytes of each speculation buffer per CPU.
+    pub speculation_size: u32,
+    /// Possible CPUs (`sys::possible_cpu_count()`): entries of the per-CPU maps.
+    pub cpu_count: u32,
+    /// Offsets in `struct task_struct` of the running kernel, from its BTF
+    /// ([`TaskStructOffsets::from_running_kernel`]); `ppid` and `progenyof()` need them
+    /// and cannot be translated without.
+    pub task_offsets: Option<TaskStructOffsets>,
+}
+
+/// Offsets in `struct task_struct` that `ppid` follows (`task->real_parent->tgid`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TaskStructOffsets {
+    pub real_parent: u32,
+    pub tgid: u32,
+}
+
+impl Default for LayoutOptions {
+    fn default() -> LayoutOptions {
+        LayoutOptions {
+            strsize: 256,
+            scratch_size: 64 * 1024,
+            aggregation_size: 4 << 20,
+            dynamic_variable_size: 1 << 20,
+            speculation_count: 1,
+            speculation_size: 32 * 1024,
+            cpu_count: 1,
+            task_offsets: None,
+        }
+    }
+}
+
+/// Why a program's maps cannot be laid out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LayoutError {
+    /// An option is out of the range the kernel engine supports.
+    Option { name: &'static str, reason: String },
+    /// A key is longer than the kernel allows for hash keys.
+    KeyTooLarge { what: String, size: u32 },
+    /// An aggregation value is longer than the kernel allows for per-CPU values.
+    AggregationTooLarge { aggregation: u32, size: u32 },
+    /// An aggregation's parameters are unusable.
+    InvalidAggregation { aggregation: u32, reason: String },
+}
+
+impl fmt::Display for LayoutError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LayoutError::Option { name, reason } => write!(f, "option {name}: {reason}"),
+            LayoutError::KeyTooLarge { what, size } => write!(
+                f,
+                "{what} key of {size} bytes exceeds the {MAX_HASH_KEY_SIZE}-byte limit"
+            ),
+            LayoutError::AggregationTooLarge { aggregation, size } => write!(
+                f,
+                "aggregation {aggregation} needs {size} bytes per CPU, more than the kernel's \
+                 {MAX_PER_CPU_VALUE_SIZE}-byte limit"
+            ),
+            LayoutError::InvalidAggregation {
+                aggregation,
+                reason,
+            } => write!(f, "aggregation {aggregation}: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for LayoutError {}
+
+/// One map the runtime must create for a program.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MapSpec {
+    pub name: &'static str,
+    pub map_type: MapType,
+    pub key_size: u32,
+    pub value_size: u32,
+    pub max_entries: u32,
+    /// `BPF_F_*` creation flags.
+    pub flags: u32,
+}
+
+/// The descriptors of the maps the runtime created from a [`ProgramLayout`]; the optional
+/// ones are `Some` exactly when the layout asks for them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MapFds {
+    pub state: i32,
+    pub globals: i32,
+    pub constants: i32,
+    pub counters: i32,
+    pub principal: i32,
+    pub dynamic: Option<i32>,
+    pub aggregations: Option<i32>,
+    pub speculations: Option<i32>,
+}
+
+/// Which DIFO of a statement: its predicate or one action value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum DifoSlot {
+    Predicate,
+    ActionValue { action: usize, value: usize },
+}
+
+/// A DIFO of the program: statement index and slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct DifoLocation {
+    pub statement: usize,
+    pub slot: DifoSlot,
+}
+
+/// The per-CPU work area (`state` map value), offsets in bytes. Fixed words come first;
+/// areas follow in the order of the fields below; the zero guard is last.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateLayout {
+    /// u64 nesting flag: non-zero while one of our programs runs on this CPU.
+    pub nesting: u32,
+    /// u64 bytes of scratch allocated by the current clause.
+    pub scratch_used: u32,
+    /// u64 fault code, value, DIF offset (−1 when outside code) and action index of the
+    /// fault being reported.
+    pub fault_code: u32,
+    pub fault_value: u32,
+    pub fault_offset: u32,
+    pub fault_action: u32,
+    /// u64 `timestamp` and `walltimestamp` of the current clause.
+    pub timestamp: u32,
+    pub walltimestamp: u32,
+    /// u64 where the clause's record goes: 0 principal, `id` a speculation, u64::MAX
+    /// nowhere.
+    pub destination: u32,
+    /// u64 bit mask of speculations (bit `id - 1`) the clause commits.
+    pub commits: u32,
+    /// u64 `rand()` state.
+    pub random: u32,
+    /// u64 number of tuple-stack entries.
+    pub tuple_count: u32,
+    /// Tuple stack: `DIF_TUPLE_STACK_DEPTH` entries of (value, size, kind) u64s.
+    pub tuples: u32,
+    /// u64 `arg0`–`arg9` of the current firing.
+    pub arguments: u32,
+    /// u64 `arg0`–`arg9` of the ERROR firing being run.
+    pub error_arguments: u32,
+    /// Eight u64 words for loads and helper results.
+    pub temporary: u32,
+    /// The record being built: header and data.
+    pub record: u32,
+    pub record_size: u32,
+    /// The aggregation key being built ([`AggregationKeyLayout`]).
+    pub aggregation_key: u32,
+    /// An aggregation value being initialised.
+    pub aggregation_value: u32,
+    /// The dynamic-variable key being built ([`DynamicKeyLayout`]).
+    pub dynamic_key: u32,
+    /// A dynamic-variable value being stored.
+    pub dynamic_value: u32,
+    /// Clause-local (`this->`) storage of the current firing, then of the ERROR firing.
+    pub clause_locals: u32,
+    pub error_clause_locals: u32,
+    pub clause_locals_size: u32,
+    /// Built-in strings of the firing: `execname`, then `probeprov`, `probemod`,
+    /// `probefunc`, `probename`, each `strsize` bytes.
+    pub builtin_strings: u32,
+    /// Two string buffers of `strsize + 8` bytes for string operations.
+    pub string_buffers: u32,
+    /// [`STACK_FRAMES`] u64 program counters for `stackdepth`, `ustackdepth`, `caller`.
+    pub stack: u32,
+    /// `strtok()` state of the current firing and of the ERROR firing, when the program
+    /// calls `strtok`: each a u64 position in the copy (−1 when there is none), then the
+    /// copy of the string being tokenised (`strsize + 8` bytes). Past the fixed areas, so
+    /// addressed through computed pointers.
+    pub tokens: Option<[u32; 2]>,
+    /// Scratch space: `scratch_size` usable bytes.
+    pub scratch: u32,
+    pub scratch_size: u32,
+    /// The power of two at or above `scratch_size` that masks scratch offsets.
+    pub scratch_mask_size: u32,
+    /// Zero bytes that are never written: the source for zero-filling, and room that
+    /// lets the kernel's verifier accept masked offsets.
+    pub zero_guard: u32,
+    pub zero_guard_size: u32,
+    /// Total value size.
+    pub size: u32,
+}
+
+/// The globals value, offsets in bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GlobalsLayout {
+    /// u64, non-zero once `exit()` ran: later firings of probes other than END and ERROR
+    /// do nothing. The runtime reads it to start draining.
+    pub exiting: u32,
+    /// u64 nanoseconds to add to `bpf_ktime_get_boot_ns()` for `walltimestamp`; the
+    /// runtime writes it (wall clock minus boot-time clock) before enabling probes.
+    pub wall_clock_offset: u32,
+    /// u64 per speculation (`nspec` of them): 0 free, 1 active.
+    pub speculation_states: u32,
+    /// Global scalar variables by id: offset of their storage. Integers take 8 bytes; a
+    /// by-reference variable takes a u64 NULL flag then `size` bytes rounded up to 8.
+    pub variables: BTreeMap<u16, GlobalVariableSlot>,
+    pub size: u32,
+}
+
+/// Where one global or clause-local variable is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GlobalVariableSlot {
+    pub offset: u32,
+    /// `Some(size)` for by-reference variables.
+    pub by_reference_size: Option<u32>,
+    /// `true` for strings (copied up to the NUL, then zero-filled).
+    pub is_string: bool,
+}
+
+/// The dynamic-variable hash key: u32 variable id, u32 scope (0 global associative array,
+/// 1 thread-local), u64 thread id (0 for global associative arrays), then the encoded
+/// tuple zero-padded to `tuple_size` bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DynamicKeyLayout {
+    pub tuple_size: u32,
+    pub key_size: u32,
+    /// Largest value: 8, or the largest by-reference dynamic variable rounded up to 8.
+    pub value_size: u32,
+}
+
+/// The aggregation hash key: u32 aggregation id, u32 zero, `key_size` bytes of key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AggregationKeyLayout {
+    /// Longest aggregation key of the program.
+    pub tuple_size: u32,
+    pub key_size: u32,
+    /// u64 update count then the largest aggregation's words.
+    pub value_size: u32,
+}
+
+/// Everything the translator and the runtime agree on for one program.
+#[derive(Debug, Clone)]
+pub struct ProgramLayout {
+    pub options: LayoutOptions,
+    pub state: StateLayout,
+    pub globals: GlobalsLayout,
+    /// Clause-local variables by id, offsets relative to a clause-locals area.
+    pub clause_locals: BTreeMap<u16, GlobalVariableSlot>,
+    pub dynamic: Option<DynamicKeyLayout>,
+    /// Types of the program's dynamic (thread-local and associative) variables by
+    /// (scope, id).
+    pub dynamic_types: BTreeMap<(u8, u16), DifType>,
+    pub aggregation: Option<AggregationKeyLayout>,
+    /// Aggregation rules by id.
+    pub aggregation_rules: BTreeMap<u32, AggregationRule>,
+    /// Offset of each DIFO's string table in the constants value.
+    pub string_tables: BTreeMap<DifoLocation, u32>,
+    constants: Vec<u8>,
+    /// Whether any statement speculates.
+    pub speculates: bool,
+}
+
+/// Distance between the work area's two string buffers (`strsize` bytes, the NUL and
+/// padding to whole words).
+pub fn string_buffer_stride(strsize: u32) -> u32 {
+    round_up(strsize as u64 + 8, 8) as u32
+}
+
+fn round_up(value: u64, to: u64) -> u64 {
+    value.div_ceil(to) * to
+}
+
+fn checked_u32(name: &'static str, value: u64) -> Result<u32, LayoutError> {
+    u32::try_from(value).map_err(|_| LayoutError::Option {
+        name,
+        reason: format!("{value} bytes is more than the kernel engine supports"),
+    })
+}
+
+/// Every DIFO of a program with its location.
+pub fn program_difos(program: &CompiledProgram) -> Vec<(DifoLocation, &Difo)> {
+    let mut difos = Vec::new();
+    for (statement_index, statement) in program.statements.iter().enumerate() {
+        if let Some(predicate) = &statement.predicate {
+            difos.push((
+                DifoLocation {
+                    statement: statement_index,
+                    slot: DifoSlot::Predicate,
+                },
+                predicate,
+            ));
+        }
+        for (action_index, action) in statement.actions.iter().enumerate() {
+            for (value_index, value) in action.values.iter().enumerate() {
+                if let Some(difo) = &value.difo {
+                    difos.push((
+                        DifoLocation {
+                            statement: statement_index,
+                            slot: DifoSlot::ActionValue {
+                                action: action_index,
+                                value: value_index,
+                            },
+                        },
+                        difo,
+                    ));
+                }
+            }
+        }
+    }
+    difos
+}
+
+/// Whether any DIFO of `program` calls subroutine `number`.
+pub fn calls_subroutine(program: &CompiledProgram, number: u16) -> bool {
+    program_difos(program).iter().any(|(_, difo)| {
+        difo.code.iter().any(|instruction| {
+            instruction.opcode() == Some(difvm::isa::Opcode::Call) && instruction.index() == number
+        })
+    })
+}
+
+/// Scope numbers used in [`ProgramLayout::dynamic_types`] and in dynamic keys.
+pub const DYNAMIC_SCOPE_GLOBAL: u8 = 0;
+pub const DYNAMIC_SCOPE_THREAD: u8 = 1;
+
+/// The program's variable types by (scope, id): the program's declarations first, then
+/// every DIFO's variable table, as the reference engine resolves them.
+fn variable_types(program: &CompiledProgram) -> BTreeMap<(u8, u16), (DifType, bool)> {
+    let scope_number = |scope: VariableScope| match scope {
+        VariableScope::Global => 0u8,
+        VariableScope::ThreadLocal => 1,
+        VariableScope::ClauseLocal => 2,
+    };
+    let mut types = BTreeMap::new();
+    for variable in &program.variables {
+        let associative = matches!(variable.storage, VariableStorage::Associative { .. });
+        types.insert(
+            (scope_number(variable.scope), variable.id),
+            (variable.ty, associative),
+        );
+    }
+    for (_, difo) in program_difos(program) {
+        for variable in &difo.variable_table {
+            let associative = variable.kind == difvm::difo::VariableKind::Array;
+            let entry = types
+                .entry((scope_number(variable.scope), variable.id))
+                .or_insert((variable.ty, associative));
+            entry.1 |= associative;
+        }
+    }
+    types
+}
+
+fn slot_for(ty: &DifType) -> (u32, GlobalVariableSlot) {
+    if ty.is_by_reference() {
+        let size = ty.size.max(1);
+        let slot = GlobalVariableSlot {
+            offset: 0,
+            by_reference_size: Some(size),
+            is_string: ty.kind == difvm::difo::DifTypeKind::String,
+        };
+        (8 + round_up(size as u64, 8) as u32, slot)
+    } else {
+        let slot = GlobalVariableSlot {
+            offset: 0,
+            by_reference_size: None,
+            is_string: false,
+        };
+        (8, slot)
+    }
+}
+
+impl ProgramLayout {
+    /// Lays out the maps of `program` for `options`.
+    pub fn for_program(
+        verified: &VerifiedProgram,
+        options: &LayoutOptions,
+    ) -> Result<ProgramLayout, LayoutError> {
+        let program = verified.program();
+        if options.strsize < 2 || options.strsize > 4096 {
+            return Err(LayoutError::Option {
+                name: "strsize",
+                reason: format!("{} is outside 2..=4096", options.strsize),
+            });
+        }
+        if options.cpu_count == 0 || options.cpu_count > 4096 {
+            return Err(LayoutError::Option {
+                name: "cpu count",
+                reason: format!("{} is outside 1..=4096", options.cpu_count),
+            });
+        }
+        if options.speculation_count > 64 {
+            return Err(LayoutError::Option {
+                name: "nspec",
+                reason: format!("{} is more than 64", options.speculation_count),
+            });
+        }
+        if options.scratch_size > 1 << 24 {
+            return Err(LayoutError::Option {
+                name: "scratchsize",
+                reason: format!("{} is more than 16m", options.scratch_size),
+            });
+        }
+        let strsize = options.strsize;
+        let types = variable_types(program);
+
+        // Globals value.
+        let mut globals_offset: u32 = 24;
+        let speculation_states = globals_offset;
+        globals_offset += 8 * options.speculation_count.max(1);
+        let mut global_variables = BTreeMap::new();
+        let mut clause_locals = BTreeMap::new();
+        let mut clause_locals_size: u32 = 0;
+        let mut dynamic_types = BTreeMap::new();
+        let mut dynamic_value_size: u32 = 8;
+        for (&(scope, id), &(ty, associative)) in &types {
+            if id < difvm::isa::builtin_variable::FIRST_USER {
+                continue;
+            }
+            match scope {
+                0 if !associative => {
+                    let (size, mut slot) = slot_for(&ty);
+                    slot.offset = globals_offset;
+                    globals_offset = checked_u32("globals", globals_offset as u64 + size as u64)?;
+                    global_variables.insert(id, slot);
+                }
+                2 => {
+                    let (size, mut slot) = slot_for(&ty);
+                    slot.offset = clause_locals_size;
+                    clause_locals_size =
+                        checked_u32("clause-locals", clause_locals_size as u64 + size as u64)?;
+                    clause_locals.insert(id, slot);
+                }
+                _ => {
+                    let dynamic_scope = if scope == 1 {
+                        DYNAMIC_SCOPE_THREAD
+                    } else {
+                        DYNAMIC_SCOPE_GLOBAL
+                    };
+                    if ty.is_by_reference() {
+                        dynamic_value_size =
+                            dynamic_value_size.max(round_up(ty.size.max(1) as u64, 8) as u32);
+                    }
+                    dynamic_types.insert((dynamic_scope, id), ty);
+                }
+            }
+        }
+        let globals = GlobalsLayout {
+            exiting: 0,
+            wall_clock_offset: 8,
+            speculation_states,
+            variables: global_variables,
+            size: globals_offset.max(32),
+        };
+
+        // Dynamic variables: the tuple area holds the longest declared key, or the
+        // longest tuple the stack can hold when the program does not say.
+        let dynamic = if dynamic_types.is_empty() {
+            None
+        } else {
+            let declared = program
+                .variables
+                .iter()
+                .filter_map(|variable| match variable.storage {
+                    VariableStorage::Associative { key_size } => Some(key_size),
+                    _ => None,
+                })
+                .max();
+            let has_arrays = types.iter().any(|(&(scope, id), &(_, associative))| {
+                associative && scope != 2 && id >= difvm::isa::builtin_variable::FIRST_USER
+            });
+            let tuple_size = match (has_arrays, declared) {
+                (false, _) => 0,
+                (true, Some(size)) => round_up(size as u64, 8) as u32,
+                (true, None) => (MAX_HASH_KEY_SIZE - 16)
+                    .min((DIF_TUPLE_STACK_DEPTH as u32) * round_up(strsize as u64, 8) as u32),
+            };
+            let key_size = 16 + tuple_size;
+            if key_size > MAX_HASH_KEY_SIZE {
+                return Err(LayoutError::KeyTooLarge {
+                    what: "dynamic variable".to_string(),
+                    size: key_size,
+                });
+            }
+            Some(DynamicKeyLayout {
+                tuple_size,
+                key_size,
+                value_size: dynamic_value_size,
+            })
+        };
+
+        // Aggregations.
+        let mut aggregation_rules = BTreeMap::new();
+        let mut longest_key: u32 = 0;
+        let mut longest_value: u32 = 0;
+        for description in &program.aggregations {
+            let rule = AggregationRule::new(&description.function).map_err(|error| {
+                LayoutError::InvalidAggregation {
+                    aggregation: description.id,
+                    reason: error.to_string(),
+                }
+            })?;
+            let value_size = 8 + 8 * rule.word_count() as u64;
+            if value_size > MAX_PER_CPU_VALUE_SIZE as u64 {
+                return Err(LayoutError::AggregationTooLarge {
+                    aggregation: description.id,
+                    size: value_size.min(u32::MAX as u64) as u32,
+                });
+            }
+            longest_value = longest_value.max(value_size as u32);
+            longest_key = longest_key.max(round_up(description.key_size as u64, 8) as u32);
+            aggregation_rules.insert(description.id, rule);
+        }
+        let aggregation = if program.aggregations.is_empty() {
+            None
+        } else {
+            let key_size = 8 + longest_key;
+            if key_size > MAX_HASH_KEY_SIZE {
+                return Err(LayoutError::KeyTooLarge {
+                    what: "aggregation".to_string(),
+                    size: key_size,
+                });
+            }
+            Some(AggregationKeyLayout {
+                tuple_size: longest_key,
+                key_size,
+                value_size: longest_value,
+            })
+        };
+
+        // Constants: every DIFO's string table.
+        let mut constants = Vec::new();
+        let mut string_tables = BTreeMap::new();
+        for (location, difo) in program_difos(program) {
+            string_tables.insert(location, constants.len() as u32);
+            constants.extend_from_slice(&difo.string_table);
+            constants.push(0);
+            constants.resize(round_up(constants.len() as u64, 8) as usize, 0);
+        }
+        if constants.is_empty() {
+            constants.resize(8, 0);
+        }
+        checked_u32("string tables", constants.len() as u64)?;
+
+        let largest_by_reference = types
+            .values()
+            .filter(|(ty, _)| ty.is_by_reference())
+            .map(|(ty, _)| ty.size)
+            .max()
+            .unwrap_or(0)
+            .min(difvm::verify::STATIC_VARIABLE_MAX_SIZE.max(dynamic_value_size));
+        let record_size = program
+            .statements
+            .iter()
+            .map(|statement| statement.record_size)
+            .max()
+            .unwrap_or(0)
+            + RECORD_HEADER_SIZE;
+        let state = StateLayout::new(
+            options,
+            round_up(record_size as u64, 8) as u32,
+            aggregation.as_ref(),
+            dynamic.as_ref(),
+            round_up(clause_locals_size as u64, 8) as u32,
+            largest_by_reference,
+            calls_subroutine(program, difvm::isa::subroutine::STRTOK),
+        )?;
+        let speculates = program.statements.iter().any(|statement| {
+            statement.actions.iter().any(|action| {
+                matches!(
+                    action.kind,
+                    ActionKind::Speculate | ActionKind::Commit | ActionKind::Discard
+                )
+            })
+        });
+        Ok(ProgramLayout {
+            options: options.clone(),
+            state,
+            globals,
+            clause_locals,
+            dynamic,
+            dynamic_types,
+            aggregation,
+            aggregation_rules,
+            string_tables,
+            constants,
+            speculates,
+        })
+    }
+
+    /// The bytes the runtime writes into the constants map's single value.
+    pub fn constants_image(&self) -> &[u8] {
+        &self.constants
+    }
+
+    /// The maps to create, in the order of [`MapFds`]'s fields (optional maps only when
+    /// the program needs them).
+    pub fn map_specs(&self) -> Vec<MapSpec> {
+        let cpus = self.options.cpu_count;
+        let mut specs = vec![
+            MapSpec {
+                name: "dtrace_state",
+                map_type: MapType::Array,
+                key_size: 4,
+                value_size: self.state.size,
+                max_entries: cpus,
+                flags: 0,
+            },
+            MapSpec {
+                name: "dtrace_globals",
+                map_type: MapType::Array,
+                key_size: 4,
+                value_size: self.globals.size,
+                max_entries: 1,
+                flags: 0,
+            },
+            MapSpec {
+                name: "dtrace_consts",
+                map_type: MapType::Array,
+                key_size: 4,
+                value_size: self.constants.len() as u32,
+                max_entries: 1,
+                flags: crate::sys::BPF_F_RDONLY_PROG,
+            },
+            MapSpec {
+                name: "dtrace_counters",
+                map_type: MapType::PercpuArray,
+                key_size: 4,
+                value_size: (COUNTER_COUNT * 8) as u32,
+                max_entries: 1,
+                flags: 0,
+            },
+            MapSpec {
+                name: "dtrace_buffers",
+                map_type: MapType::PerfEventArray,
+                key_size: 4,
+                value_size: 4,
+                max_entries: cpus,
+                flags: 0,
+            },
+        ];
+        if let Some(dynamic) = &self.dynamic {
+            let entry =
+                DYNAMIC_VARIABLE_OVERHEAD + dynamic.key_size as u64 + dynamic.value_size as u64;
+            specs.push(MapSpec {
+                name: "dtrace_dynvars",
+                map_type: MapType::Hash,
+                key_size: dynamic.key_size,
+                value_size: dynamic.value_size,
+                max_entries: (self.options.dynamic_variable_size / entry).clamp(1, u32::MAX as u64)
+                    as u32,
+                flags: 0,
+            });
+        }
+        if let Some(aggregation) = &self.aggregation {
+            let entry = AGGREGATION_ENTRY_OVERHEAD
+                + aggregation.key_size as u64
+                + aggregation.value_size as u64;
+            specs.push(MapSpec {
+                name: "dtrace_aggs",
+                map_type: MapType::PercpuHash,
+                key_size: aggregation.key_size,
+                value_size: aggregation.value_size,
+                max_entries: (self.options.aggregation_size / entry).clamp(1, u32::MAX as u64)
+                    as u32,
+                flags: 0,
+            });
+        }
+        if self.speculates {
+            specs.push(MapSpec {
+                name: "dtrace_specs",
+                map_type: MapType::Array,
+                key_size: 4,
+                value_size: 8 + self.options.speculation_size,
+                max_entries: self.options.speculation_count.max(1) * cpus,
+                flags: 0,
+            });
+        }
+        specs
+    }
+
+    /// The aggregation key bytes of an entry of aggregation `id` with encoded key `key`
+    /// (for the runtime's lookups and deletions).
+    pub fn aggregation_key(&self, id: u32, key: &[u8]) -> Option<Vec<u8>> {
+        let layout = self.aggregation.as_ref()?;
+        if key.len() > layout.tuple_size as usize {
+            return None;
+        }
+        let mut bytes = vec![0u8; layout.key_size as usize];
+        bytes[..4].copy_from_slice(&id.to_le_bytes());
+        bytes[8..8 + key.len()].copy_from_slice(key);
+        Some(bytes)
+    }
+}
+
+impl StateLayout {
+    fn new(
+        options: &LayoutOptions,
+        record_size: u32,
+        aggregation: Option<&AggregationKeyLayout>,
+        dynamic: Option<&DynamicKeyLayout>,
+        clause_locals_size: u32,
+        largest_by_reference: u32,
+        uses_strtok: bool,
+    ) -> Result<StateLayout, LayoutError> {
+        let strsize = options.strsize;
+        let mut offset: u32 = 0;
+        let mut word = || {
+            let at = offset;
+            offset += 8;
+            at
+        };
+        let nesting = word();
+        let scratch_used = word();
+        let fault_code = word();
+        let fault_value = word();
+        let fault_offset = word();
+        let fault_action = word();
+        let timestamp = word();
+        let walltimestamp = word();
+        let destination = word();
+        let commits = word();
+        let random = word();
+        let tuple_count = word();
+        let area = |offset: &mut u32, size: u32| {
+            let at = *offset;
+            *offset += round_up(size as u64, 8) as u32;
+            at
+        };
+        let tuples = area(&mut offset, 24 * DIF_TUPLE_STACK_DEPTH as u32);
+        let arguments = area(&mut offset, 80);
+        let error_arguments = area(&mut offset, 80);
+        let temporary = area(&mut offset, 64);
+        let record = area(&mut offset, record_size);
+        let aggregation_key = area(
+            &mut offset,
+            aggregation.map_or(0, |layout| layout.key_size) + 8,
+        );
+        let aggregation_value = area(
+            &mut offset,
+            aggregation.map_or(0, |layout| layout.value_size),
+        );
+        // The key buffer keeps `strsize + 8` spare bytes: a string copy writes its NUL
+        // one byte past its slot before the next entry overwrites it.
+        let dynamic_key = area(
+            &mut offset,
+            dynamic.map_or(0, |layout| layout.key_size) + strsize + 8,
+        );
+        let dynamic_value = area(&mut offset, dynamic.map_or(0, |layout| layout.value_size));
+        let clause_locals = area(&mut offset, clause_locals_size);
+        let error_clause_locals = area(&mut offset, clause_locals_size);
+        let builtin_strings = area(&mut offset, 5 * strsize);
+        let string_buffers = area(&mut offset, 2 * string_buffer_stride(strsize));
+        let stack = area(&mut offset, 8 * STACK_FRAMES);
+        // Fixed areas are addressed with 16-bit instruction offsets from the work area.
+        if offset > i16::MAX as u32 {
+            return Err(LayoutError::Option {
+                name: "strsize",
+                reason: format!(
+                    "records, keys and strings need {offset} bytes of per-CPU work area, \
+                     more than the 32767 the kernel engine addresses directly"
+                ),
+            });
+        }
+        let tokens = uses_strtok.then(|| {
+            let size = 8 + string_buffer_stride(strsize);
+            [area(&mut offset, size), area(&mut offset, size)]
+        });
+        let scratch = area(&mut offset, options.scratch_size);
+        let scratch_mask_size = (options.scratch_size.max(8) as u64).next_power_of_two() as u32;
+        let zero_guard_size = scratch_mask_size
+            .max((strsize as u64 + 8).next_power_of_two() as u32)
+            .max(dynamic.map_or(0, |layout| layout.key_size * 2))
+            .max(aggregation.map_or(0, |layout| layout.key_size.max(layout.value_size)))
+            .max(record_size)
+            .max(clause_locals_size)
+            .max(5 * strsize)
+            .max(round_up(largest_by_reference as u64, 8) as u32 + 8);
+        let zero_guard = area(&mut offset, zero_guard_size);
+        let size = checked_u32("per-CPU state", offset as u64)?;
+        Ok(StateLayout {
+            nesting,
+            scratch_used,
+            fault_code,
+            fault_value,
+            fault_offset,
+            fault_action,
+            timestamp,
+            walltimestamp,
+            destination,
+            commits,
+            random,
+            tuple_count,
+            tuples,
+            arguments,
+            error_arguments,
+            temporary,
+            record,
+            record_size,
+            aggregation_key,
+            aggregation_value,
+            dynamic_key,
+            dynamic_value,
+            clause_locals,
+            error_clause_locals,
+            clause_locals_size,
+            builtin_strings,
+            string_buffers,
+            stack,
+            tokens,
+            scratch,
+            scratch_size: options.scratch_size,
+            scratch_mask_size,
+            zero_guard,
+            zero_guard_size,
+            size,
+        })
+    }
+}

@@ -1,0 +1,181 @@
+//! DIF → eBPF translation: every verified DIFO of the statements enabled on one probe is
+//! translated instruction by instruction into one eBPF program, the probe's ECB chain
+//! (predicate → actions → record, clause after clause), which the runtime loads and
+//! attaches.
+//!
+//! The only input accepted is a [`VerifiedProgram`]; [`layout`] is the contract with the
+//! runtime (maps, keys, values, tagged addresses). The program behaves like the reference
+//! interpreter (`difvm::interp`): the same records byte for byte, the same aggregation
+//! words, the same faults with the same DIF offsets.
+//!
+//! # Machine model
+//!
+//! | eBPF | holds |
+//! |---|---|
+//! | r6 | the program's context (`ctx`) |
+//! | r7 | the per-CPU work area (`state` map value) |
+//! | r8, r9 | values that must survive helper calls (a DIFO's result, loop cursors) |
+//! | r0–r5 | temporaries and helper arguments |
+//! | stack | DIF registers `%r1`–`%r7`, the condition-code operands, spill slots (`registers`) |
+//!
+//! The ERROR probe's clauses are compiled into every program as a subprogram that a
+//! faulting clause calls (see `chain`); they run with their own arguments and clause-local
+//! storage, and a fault inside them only counts.
+//!
+//! Loops that would nest (`index()` tries every position, `cleanpath()` backs up inside
+//! its walk over the path) run through `bpf_loop` callbacks (see `loops`); the kernel
+//! accepts those only with BTF typing every function of the program, so a program is
+//! returned as a [`TranslatedProgram`] that knows its functions and loads itself with
+//! that BTF ([`TranslatedProgram::load`]).
+//!
+//! # What the kernel engine does not do yet
+//!
+//! Translation fails with a [`TranslateError`] naming what is missing rather than
+//! producing code that would behave differently: `copyout()` and `copyoutstr()` (they
+//! need `bpf_probe_write_user`, which kernels in lockdown refuse), `curcpu` (Linux has no
+//! `cpuinfo_t` for it to point to), `ppid` and `progenyof()` without task offsets (see
+//! [`TaskStructOffsets::from_running_kernel`]), tuple stacks whose shape differs between
+//! the paths reaching a use, struct-keyed associative arrays, and speculation with more
+//! than 256 (speculation × CPU) buffers.
+//!
+//! # Known differences from the interpreter
+//!
+//! * Tagged addresses (in `arg5` of a fault on internal memory) have other values than
+//!   the interpreter's region-numbered ones.
+//! * A string read that faults part-way reports its start address, not the first
+//!   unreadable byte.
+//! * Loading a by-reference dynamic variable copies it into scratch, so it uses scratch
+//!   space the interpreter does not.
+//! * Storing a by-reference value that faults part-way leaves the variable cleared.
+//! * Drops are decided by the kernel maps' capacities (entries derived from `aggsize` and
+//!   `dynvarsize`), not by the interpreter's byte accounting; a principal-buffer drop
+//!   happens when the perf ring is full, after the clause ran.
+//! * `substr()` computes in 64 bits, the interpreter in 128: they differ only for
+//!   arguments near the ends of the 64-bit range.
+//! * `rand()` keeps one generator per CPU.
+//! * `regs[]` and `uregs[]` are indexed by the u64 slots of x86_64 `struct pt_regs`;
+//!   `ucaller` is the second frame of the user stack as frame pointers reveal it.
+//! * `progenyof()` follows at most 32 ancestors.
+
+pub mod context;
+mod emitter;
+pub mod layout;
+mod registers;
+mod tuples;
+
+mod aggregations;
+mod builtins;
+mod chain;
+mod clean_path;
+mod instructions;
+mod loops;
+mod memory;
+mod network;
+pub mod program;
+mod prune;
+mod records;
+mod speculation;
+mod string_search;
+mod string_subroutines;
+mod strings;
+mod subroutines;
+mod task_offsets;
+mod tokens;
+mod variables;
+
+use std::fmt;
+
+use difvm::object::EnabledProbe;
+use difvm::verify::VerifiedProgram;
+
+use crate::ebpf::{AssembleError, Insn};
+
+pub use context::{ContextKind, TracepointField};
+pub use layout::{
+    DifoLocation, DifoSlot, LayoutError, LayoutOptions, MapFds, MapSpec, ProgramLayout,
+    TaskStructOffsets,
+};
+pub use program::{FunctionKind, ProgramFunction, TranslatedProgram};
+
+/// Why a probe's program could not be translated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TranslateError {
+    /// The kernel engine does not support something the program uses yet; the text says
+    /// what (a subroutine, a built-in variable, …) and where.
+    Unsupported { what: String, location: String },
+    /// A map the program needs was not created.
+    MissingMap { map: &'static str },
+    /// The generated code could not be assembled (a jump too long, say).
+    Assemble(AssembleError),
+    /// An enabled probe names a statement the program does not have.
+    StatementOutOfRange { epid: u32, statement: usize },
+}
+
+impl fmt::Display for TranslateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TranslateError::Unsupported { what, location } => {
+                write!(
+                    f,
+                    "{location}: {what} is not supported by the kernel engine"
+                )
+            }
+            TranslateError::MissingMap { map } => {
+                write!(f, "the program needs the {map} map, which was not created")
+            }
+            TranslateError::Assemble(error) => write!(f, "{error}"),
+            TranslateError::StatementOutOfRange { epid, statement } => {
+                write!(
+                    f,
+                    "enabled probe {epid} names missing statement {statement}"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for TranslateError {}
+
+impl From<AssembleError> for TranslateError {
+    fn from(error: AssembleError) -> TranslateError {
+        TranslateError::Assemble(error)
+    }
+}
+
+/// Translates the ECB chain of probe `probe_id`: every statement of `enabled` whose
+/// probe id is `probe_id`, in EPID order, plus the statements enabled on the ERROR probe
+/// (run when a clause faults). `context` says how the probe's arguments are read. Load the
+/// result with [`TranslatedProgram::load`], which adds the functions' BTF when needed.
+pub fn translate_probe(
+    layout: &ProgramLayout,
+    maps: &MapFds,
+    probe_id: u32,
+    enabled: &[EnabledProbe],
+    program: &VerifiedProgram,
+    context: &ContextKind,
+) -> Result<TranslatedProgram, TranslateError> {
+    chain::translate(layout, maps, probe_id, enabled, program.program(), context)
+}
+
+/// [`translate_probe`] for callers that load the instructions themselves: a program
+/// that needs its functions' BTF (one using `bpf_loop`, for `index()`, `strtok()`…) is
+/// refused with an error saying so, since the kernel would refuse it without.
+pub fn translate_probe_program(
+    layout: &ProgramLayout,
+    maps: &MapFds,
+    probe_id: u32,
+    enabled: &[EnabledProbe],
+    program: &VerifiedProgram,
+    context: &ContextKind,
+) -> Result<Vec<Insn>, TranslateError> {
+    let translated = translate_probe(layout, maps, probe_id, enabled, program, context)?;
+    if translated.needs_function_info() {
+        return Err(TranslateError::Unsupported {
+            what: "loading a program with bpf_loop callbacks without its functions' BTF \
+                   (translate it with translate_probe and load it with TranslatedProgram::load)"
+                .to_string(),
+            location: format!("probe {probe_id}"),
+        });
+    }
+    Ok(translated.instructions)
+}

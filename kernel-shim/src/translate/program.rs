@@ -1,0 +1,165 @@
+//! A translated probe program: its instructions, the functions they form (the probe's
+//! chain, the ERROR subprogram it calls, the `bpf_loop` callbacks), and its loading. The
+//! kernel requires BTF function information (`func_info`) of a program with callbacks,
+//! so such a program is loaded together with a BTF blob typing its functions.
+
+use std::os::fd::AsFd;
+
+use crate::btf::{
+    encode_func_info, function_btf, FunctionType, ParameterType, FUNC_INFO_RECORD_SIZE,
+};
+use crate::ebpf::opcode::{class, operation, BPF_CALL, BPF_JMP, BPF_PSEUDO_CALL, BPF_PSEUDO_FUNC};
+use crate::ebpf::Insn;
+use crate::sys::btf_load::bpf_btf_load;
+use crate::sys::{bpf_prog_load, LoadError, ProgFd, ProgramLoadRequest, ProgramType};
+
+/// What a function of the program is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FunctionKind {
+    /// The program's entry: the probe's ECB chain.
+    Probe,
+    /// A subprogram it calls (the ERROR probe's clauses).
+    Subprogram,
+    /// A `bpf_loop` callback.
+    LoopCallback,
+}
+
+/// One function: where it starts (an instruction slot) and what it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProgramFunction {
+    pub start: usize,
+    pub kind: FunctionKind,
+}
+
+/// The result of translating one probe.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TranslatedProgram {
+    pub instructions: Vec<Insn>,
+    /// In instruction order, the entry first.
+    pub functions: Vec<ProgramFunction>,
+}
+
+impl TranslatedProgram {
+    /// Finds the functions of `instructions` as the kernel does: the entry, and every
+    /// target of a local call or of a function-address load.
+    pub fn new(instructions: Vec<Insn>) -> TranslatedProgram {
+        let mut functions = vec![ProgramFunction {
+            start: 0,
+            kind: FunctionKind::Probe,
+        }];
+        let mut slot = 0;
+        while slot < instructions.len() {
+            let instruction = instructions[slot];
+            let target = slot as i64 + 1 + instruction.imm as i64;
+            let kind = if instruction.is_ld_imm64() && instruction.src == BPF_PSEUDO_FUNC {
+                Some(FunctionKind::LoopCallback)
+            } else if class(instruction.code) == BPF_JMP
+                && operation(instruction.code) == BPF_CALL
+                && instruction.src == BPF_PSEUDO_CALL
+            {
+                Some(FunctionKind::Subprogram)
+            } else {
+                None
+            };
+            if let (Some(kind), Ok(start)) = (kind, usize::try_from(target)) {
+                if !functions.iter().any(|function| function.start == start) {
+                    functions.push(ProgramFunction { start, kind });
+                }
+            }
+            slot += if instruction.is_ld_imm64() { 2 } else { 1 };
+        }
+        functions.sort_by_key(|function| function.start);
+        TranslatedProgram {
+            instructions,
+            functions,
+        }
+    }
+
+    /// The program with `prologue` run first: it must fall through to the program or
+    /// leave (and jump nowhere past itself), like a filter that exits early.
+    pub fn with_prologue(self, prologue: Vec<Insn>) -> TranslatedProgram {
+        let shift = prologue.len();
+        let mut instructions = prologue;
+        instructions.extend(self.instructions);
+        let functions = self
+            .functions
+            .into_iter()
+            .map(|function| ProgramFunction {
+                start: if function.kind == FunctionKind::Probe {
+                    0
+                } else {
+                    function.start + shift
+                },
+                kind: function.kind,
+            })
+            .collect();
+        TranslatedProgram {
+            instructions,
+            functions,
+        }
+    }
+
+    /// Whether the kernel needs the functions' BTF to load the program.
+    pub fn needs_function_info(&self) -> bool {
+        self.functions
+            .iter()
+            .any(|function| function.kind == FunctionKind::LoopCallback)
+    }
+
+    /// The BTF types of the functions, in order.
+    pub fn function_types(&self) -> Vec<FunctionType> {
+        let mut callbacks = 0;
+        self.functions
+            .iter()
+            .map(|function| match function.kind {
+                FunctionKind::Probe | FunctionKind::Subprogram => FunctionType {
+                    name: if function.kind == FunctionKind::Probe {
+                        "dtrace_probe".to_string()
+                    } else {
+                        format!("dtrace_error_{}", function.start)
+                    },
+                    parameters: vec![("context".to_string(), ParameterType::Pointer)],
+                },
+                FunctionKind::LoopCallback => {
+                    callbacks += 1;
+                    FunctionType {
+                        name: format!("dtrace_loop_{}", callbacks - 1),
+                        parameters: vec![
+                            ("index".to_string(), ParameterType::Long),
+                            ("context".to_string(), ParameterType::Pointer),
+                        ],
+                    }
+                }
+            })
+            .collect()
+    }
+
+    /// Loads the program as `program_type` named `name` (with `log_level` as in
+    /// [`ProgramLoadRequest`]), with its functions' BTF when it needs it.
+    pub fn load(
+        &self,
+        program_type: ProgramType,
+        name: &str,
+        log_level: u32,
+    ) -> Result<ProgFd, LoadError> {
+        let mut request = ProgramLoadRequest::new(program_type, &self.instructions);
+        request.name = name;
+        request.log_level = log_level;
+        if !self.needs_function_info() {
+            return bpf_prog_load(&request);
+        }
+        let btf = function_btf(&self.function_types());
+        let records: Vec<(u32, u32)> = self
+            .functions
+            .iter()
+            .zip(&btf.function_type_ids)
+            .map(|(function, &type_id)| (function.start as u32, type_id))
+            .collect();
+        let func_info = encode_func_info(&records);
+        let btf_fd = bpf_btf_load(&btf.blob)?;
+        request.btf = Some(btf_fd.as_fd());
+        request.func_info = &func_info;
+        request.func_info_rec_size = FUNC_INFO_RECORD_SIZE;
+        bpf_prog_load(&request)
+    }
+}

@@ -1,0 +1,120 @@
+//! Removal of unreachable instructions. The kernel's verifier refuses programs with
+//! instructions no path reaches, and translation naturally leaves some (a fault handler
+//! of a statement that cannot fault, the code after a DIF instruction that always
+//! faults). Reachability starts at the entry and at every subprogram a reachable call or
+//! function-address load names; jump and call distances are recomputed afterwards.
+
+use crate::ebpf::opcode::{
+    class, operation, BPF_CALL, BPF_EXIT, BPF_JA, BPF_JMP, BPF_JMP32, BPF_PSEUDO_CALL,
+    BPF_PSEUDO_FUNC,
+};
+use crate::ebpf::Insn;
+
+/// What an instruction slot refers to besides the next slot.
+enum Flow {
+    /// Falls through only.
+    Next,
+    /// Jumps to the target only.
+    Jump(usize),
+    /// Falls through and may jump to the target.
+    Branch(usize),
+    /// Falls through; the target starts a subprogram (a local call, a function address).
+    Subprogram(usize),
+    /// Leaves the (sub)program.
+    Exit,
+}
+
+fn flow(instructions: &[Insn], index: usize) -> Flow {
+    let instruction = instructions[index];
+    let target = |distance: i64| (index as i64 + 1 + distance).max(0) as usize;
+    if instruction.is_ld_imm64() {
+        if instruction.src == BPF_PSEUDO_FUNC {
+            return Flow::Subprogram(target(instruction.imm as i64));
+        }
+        return Flow::Next;
+    }
+    let instruction_class = class(instruction.code);
+    if instruction_class != BPF_JMP && instruction_class != BPF_JMP32 {
+        return Flow::Next;
+    }
+    match operation(instruction.code) {
+        BPF_EXIT => Flow::Exit,
+        BPF_CALL if instruction.src == BPF_PSEUDO_CALL => {
+            Flow::Subprogram(target(instruction.imm as i64))
+        }
+        BPF_CALL => Flow::Next,
+        BPF_JA if instruction_class == BPF_JMP => Flow::Jump(target(instruction.off as i64)),
+        _ => Flow::Branch(target(instruction.off as i64)),
+    }
+}
+
+/// The width of the instruction at `index` in slots.
+fn width(instructions: &[Insn], index: usize) -> usize {
+    if instructions[index].is_ld_imm64() {
+        2
+    } else {
+        1
+    }
+}
+
+/// `instructions` without the unreachable ones, with distances fixed.
+pub fn prune_unreachable(instructions: Vec<Insn>) -> Vec<Insn> {
+    let count = instructions.len();
+    let mut reachable = vec![false; count];
+    let mut work = vec![0usize];
+    while let Some(index) = work.pop() {
+        if index >= count || reachable[index] {
+            continue;
+        }
+        reachable[index] = true;
+        let next = index + width(&instructions, index);
+        if instructions[index].is_ld_imm64() && next - 1 < count {
+            reachable[next - 1] = true;
+        }
+        match flow(&instructions, index) {
+            Flow::Next => work.push(next),
+            Flow::Jump(target) => work.push(target),
+            Flow::Branch(target) | Flow::Subprogram(target) => {
+                work.push(next);
+                work.push(target);
+            }
+            Flow::Exit => {}
+        }
+    }
+    // New position of every old slot (of the next kept slot for removed ones).
+    let mut positions = vec![0usize; count + 1];
+    let mut kept = 0;
+    for index in 0..count {
+        positions[index] = kept;
+        if reachable[index] {
+            kept += 1;
+        }
+    }
+    positions[count] = kept;
+    let mut pruned = Vec::with_capacity(kept);
+    let mut index = 0;
+    while index < count {
+        let slots = width(&instructions, index);
+        if !reachable[index] {
+            index += 1;
+            continue;
+        }
+        let mut instruction = instructions[index];
+        let new_index = positions[index] as i64;
+        match flow(&instructions, index) {
+            Flow::Jump(target) | Flow::Branch(target) => {
+                instruction.off = (positions[target.min(count)] as i64 - new_index - 1) as i16;
+            }
+            Flow::Subprogram(target) => {
+                instruction.imm = (positions[target.min(count)] as i64 - new_index - 1) as i32;
+            }
+            Flow::Next | Flow::Exit => {}
+        }
+        pruned.push(instruction);
+        for extra in 1..slots {
+            pruned.push(instructions[index + extra]);
+        }
+        index += slots;
+    }
+    pruned
+}

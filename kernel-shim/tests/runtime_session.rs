@@ -1,0 +1,269 @@
+//! Live tests of the runtime session on real D programs compiled by `dlang::compile`:
+//! BEGIN and END through the markers, syscall entry and return through the shared
+//! dispatcher with exact counts, aggregation snapshots that add up across calls, the
+//! `exit()` flag, and a one-page buffer whose records plus counted drops equal the calls.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use common::{bpf_available, call_getppid, thread_id};
+use difvm::interp::engine::AggregationEntry;
+use difvm::object::{CompiledProgram, EnabledProbe, ProbeDescription, RECORD_HEADER_SIZE};
+use difvm::verify::{verify_program, VerifiedProgram};
+use dlang::compile::{compile, CompileOptions, ProgramSource};
+use dlang::probes::{ListCatalog, ProbeCatalog, ProbeInfo};
+use kernel_shim::runtime::{
+    Marker, ProbeInstrumentation, ProbePlan, RuntimeOptions, RuntimeSession,
+};
+use kernel_shim::translate::LayoutOptions;
+
+const GETPPID_ENTRY: u32 = 500;
+const GETPPID_RETURN: u32 = 501;
+
+fn probe(id: u32, provider: &str, function: &str, name: &str) -> ProbeInfo {
+    ProbeInfo {
+        id,
+        description: ProbeDescription {
+            provider: provider.into(),
+            module: String::new(),
+            function: function.into(),
+            name: name.into(),
+        },
+        argument_types: Vec::new(),
+    }
+}
+
+/// Compiles `text` against the dtrace provider and getppid's two syscall probes, and
+/// enables it as dtrace(1) does (statement order, then probe id order).
+fn compile_d(text: &str) -> (VerifiedProgram, Vec<EnabledProbe>) {
+    let catalog = ListCatalog::with_dtrace_provider(vec![
+        probe(GETPPID_ENTRY, "syscall", "getppid", "entry"),
+        probe(GETPPID_RETURN, "syscall", "getppid", "return"),
+    ]);
+    let options = CompileOptions {
+        default_error_handler: true,
+        ..CompileOptions::default()
+    };
+    let program: CompiledProgram =
+        compile(&[ProgramSource::script("test.d", text)], &options, &catalog)
+            .unwrap_or_else(|error| panic!("{:?}\n{text}", error.diagnostic))
+            .program;
+    let mut enabled = Vec::new();
+    for (index, statement) in program.statements.iter().enumerate() {
+        let mut probes = catalog.matching(&statement.probe);
+        probes.sort_by_key(|probe| probe.id);
+        for probe in probes {
+            enabled.push(EnabledProbe {
+                epid: enabled.len() as u32 + 1,
+                probe_id: probe.id,
+                probe: probe.description,
+                statement: index,
+            });
+        }
+    }
+    (verify_program(&program).expect("verifies"), enabled)
+}
+
+fn plans() -> Vec<ProbePlan> {
+    let plan = |probe_id, name: &str, instrumentation| ProbePlan {
+        probe_id,
+        name: name.to_string(),
+        instrumentation,
+    };
+    vec![
+        plan(
+            1,
+            "dtrace:::BEGIN",
+            ProbeInstrumentation::Marker(Marker::Begin),
+        ),
+        plan(2, "dtrace:::END", ProbeInstrumentation::Marker(Marker::End)),
+        plan(
+            GETPPID_ENTRY,
+            "syscall::getppid:entry",
+            ProbeInstrumentation::Syscall {
+                number: libc::SYS_getppid as u32,
+                is_return: false,
+            },
+        ),
+        plan(
+            GETPPID_RETURN,
+            "syscall::getppid:return",
+            ProbeInstrumentation::Syscall {
+                number: libc::SYS_getppid as u32,
+                is_return: true,
+            },
+        ),
+    ]
+}
+
+fn session(text: &str, buffer_size: u64) -> (RuntimeSession, Vec<EnabledProbe>) {
+    let (program, enabled) = compile_d(text);
+    let options = RuntimeOptions {
+        layout: LayoutOptions {
+            scratch_size: 4096,
+            ..LayoutOptions::default()
+        },
+        buffer_size,
+        keep_verifier_logs: false,
+    };
+    let session = RuntimeSession::new(&program, &enabled, &plans(), &options)
+        .unwrap_or_else(|error| panic!("{error}\n{}", error.verifier_log()));
+    (session, enabled)
+}
+
+/// The EPIDs of a CPU buffer's records, in order.
+fn epids(buffer: &[u8], record_length: &dyn Fn(u32) -> usize) -> Vec<u32> {
+    let mut epids = Vec::new();
+    let mut at = 0;
+    while at + RECORD_HEADER_SIZE as usize <= buffer.len() {
+        let epid = u32::from_le_bytes(buffer[at..at + 4].try_into().unwrap());
+        epids.push(epid);
+        at += record_length(epid);
+    }
+    epids
+}
+
+fn counts(entries: &[AggregationEntry]) -> BTreeMap<u32, i64> {
+    let mut counts = BTreeMap::new();
+    for entry in entries {
+        *counts.entry(entry.aggregation).or_default() += entry.value[0];
+    }
+    counts
+}
+
+#[test]
+fn begin_syscalls_and_end_with_exact_counts() {
+    if !bpf_available("begin_syscalls_and_end_with_exact_counts") {
+        return;
+    }
+    let tid = thread_id();
+    let text = format!(
+        "BEGIN {{ trace(1); }}
+         syscall::getppid:entry /tid == {tid}/ {{ @calls = count(); }}
+         syscall::getppid:return /tid == {tid}/ {{ @returns = count(); @value = max(arg1); }}
+         END {{ trace(2); }}"
+    );
+    let (mut session, enabled) = session(&text, 1 << 20);
+    assert!(session.resize_notices().is_empty());
+    session.start().unwrap_or_else(|error| panic!("{error}"));
+    assert!(!session.exit_requested().expect("flag"));
+    call_getppid(3000);
+    let first = counts(&session.take_aggregations().expect("aggregations"));
+    assert_eq!(first.get(&1), Some(&3000));
+    assert_eq!(first.get(&2), Some(&3000));
+    call_getppid(4000);
+    session.stop();
+    // Calls after stop are not seen.
+    call_getppid(10);
+    let second = session.take_aggregations().expect("aggregations");
+    let second_counts = counts(&second);
+    assert_eq!(second_counts.get(&1), Some(&4000));
+    assert_eq!(second_counts.get(&2), Some(&4000));
+    let parent = std::os::unix::process::parent_id() as i64;
+    let maximum = second
+        .iter()
+        .find(|entry| entry.aggregation == 3)
+        .expect("@value");
+    assert_eq!(maximum.value, vec![parent]);
+    assert!(session
+        .take_aggregations()
+        .expect("aggregations")
+        .is_empty());
+
+    let statements = &compile_d(&text).0.program().statements.clone();
+    let record_length = |epid: u32| {
+        let probe = enabled
+            .iter()
+            .find(|probe| probe.epid == epid)
+            .expect("known EPID");
+        RECORD_HEADER_SIZE as usize + statements[probe.statement].record_size as usize
+    };
+    let records: Vec<u32> = session
+        .take_records()
+        .iter()
+        .flat_map(|(_, buffer)| epids(buffer, &record_length))
+        .collect();
+    let begin = enabled
+        .iter()
+        .find(|probe| probe.probe_id == 1)
+        .unwrap()
+        .epid;
+    let end = enabled
+        .iter()
+        .find(|probe| probe.probe_id == 2)
+        .unwrap()
+        .epid;
+    let mut sorted = records.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, vec![begin, end], "records {records:?}");
+    let drops = session.drop_counters().expect("drops");
+    assert!(drops.principal.is_empty(), "{drops:?}");
+    assert_eq!(session.unexplained_bytes(), 0);
+}
+
+#[test]
+fn exit_in_begin_sets_the_flag() {
+    if !bpf_available("exit_in_begin_sets_the_flag") {
+        return;
+    }
+    let (mut session, _) = session("BEGIN { exit(3); }", 1 << 16);
+    assert_eq!(
+        session.resize_notices(),
+        Vec::<String>::new(),
+        "64k is a power of two pages"
+    );
+    session.start().unwrap_or_else(|error| panic!("{error}"));
+    assert!(session.exit_requested().expect("flag"));
+    session.stop();
+    let records = session.take_records();
+    assert_eq!(records.len(), 1, "{records:?}");
+    assert_eq!(records[0].1.len(), 16, "one exit record");
+}
+
+#[test]
+fn one_page_buffer_records_plus_drops_equal_the_calls() {
+    if !bpf_available("one_page_buffer_records_plus_drops_equal_the_calls") {
+        return;
+    }
+    let tid = thread_id();
+    let text = format!("syscall::getppid:entry /tid == {tid}/ {{ trace(arg0); }}");
+    let (mut session, _) = session(&text, 4096);
+    session.start().unwrap_or_else(|error| panic!("{error}"));
+    const CALLS: usize = 20_000;
+    let mut bytes = 0usize;
+    for _ in 0..4 {
+        call_getppid(CALLS / 4);
+        bytes += session
+            .take_records()
+            .iter()
+            .map(|(_, buffer)| buffer.len())
+            .sum::<usize>();
+    }
+    session.stop();
+    bytes += session
+        .take_records()
+        .iter()
+        .map(|(_, buffer)| buffer.len())
+        .sum::<usize>();
+    let records = bytes / 16;
+    let drops = session.drop_counters().expect("drops");
+    let dropped: u64 = drops.principal.values().sum();
+    assert!(dropped > 0, "a one-page buffer should overflow");
+    assert_eq!(records as u64 + dropped, CALLS as u64, "{drops:?}");
+}
+
+#[test]
+fn missing_instrumentation_is_an_error() {
+    if !bpf_available("missing_instrumentation_is_an_error") {
+        return;
+    }
+    let (program, enabled) = compile_d("syscall::getppid:entry { trace(1); }");
+    let options = RuntimeOptions {
+        layout: LayoutOptions::default(),
+        buffer_size: 4096,
+        keep_verifier_logs: false,
+    };
+    let error = RuntimeSession::new(&program, &enabled, &[], &options).expect_err("no plan");
+    assert!(error.to_string().contains("no instrumentation"), "{error}");
+}

@@ -1,0 +1,245 @@
+//! The layout contract and translation errors, without the kernel: map specifications
+//! derived from a program and its options, aggregation keys, the constants image, and
+//! the errors translation reports for what the kernel engine does not do.
+
+use difvm::difo::{DifType, DifVariable, VariableKind, VariableScope};
+use difvm::object::{
+    Action, ActionKind, ActionValue, AggregationDescription, AggregationFunction, CompiledProgram,
+    EnabledProbe, ProbeDescription, RecordSlot, Statement, StatementRole, ValueLayout,
+};
+use difvm::text::assemble;
+use difvm::verify::verify_program;
+use kernel_shim::ebpf::{Insn, Reg};
+use kernel_shim::sys::MapType;
+use kernel_shim::translate::{
+    translate_probe, translate_probe_program, ContextKind, FunctionKind, LayoutOptions, MapFds,
+    ProgramLayout, TranslateError, TranslatedProgram,
+};
+
+fn statement(text: &str, variables: Vec<DifVariable>, kind: ActionKind) -> Statement {
+    let mut difo = assemble(text).expect("assembles");
+    if !variables.is_empty() {
+        difo.string_table.extend_from_slice(b"v\0");
+    }
+    let name_offset = (difo.string_table.len() as u32).saturating_sub(2);
+    difo.variable_table = variables
+        .into_iter()
+        .map(|variable| DifVariable {
+            name_offset,
+            ..variable
+        })
+        .collect();
+    let slot = matches!(kind, ActionKind::Trace).then_some(RecordSlot {
+        offset: 0,
+        size: 8,
+        alignment: 8,
+        layout: ValueLayout::Integer { signed: false },
+    });
+    Statement {
+        clause: 0,
+        role: StatementRole::User,
+        probe: ProbeDescription::default(),
+        predicate: None,
+        actions: vec![Action {
+            kind,
+            values: vec![ActionValue {
+                difo: Some(difo),
+                slot: slot.clone(),
+            }],
+        }],
+        record_size: if slot.is_some() { 8 } else { 0 },
+    }
+}
+
+fn enabled() -> Vec<EnabledProbe> {
+    vec![EnabledProbe {
+        epid: 1,
+        probe_id: 100,
+        probe: ProbeDescription::default(),
+        statement: 0,
+    }]
+}
+
+fn fds() -> MapFds {
+    MapFds {
+        state: 10,
+        globals: 11,
+        constants: 12,
+        counters: 13,
+        principal: 14,
+        dynamic: Some(15),
+        aggregations: Some(16),
+        speculations: Some(17),
+    }
+}
+
+/// Translates a one-statement program and returns it.
+fn translate(text: &str) -> Result<TranslatedProgram, TranslateError> {
+    let program = CompiledProgram {
+        statements: vec![statement(text, Vec::new(), ActionKind::Trace)],
+        ..CompiledProgram::default()
+    };
+    let verified = verify_program(&program).expect("verifies");
+    let layout = ProgramLayout::for_program(&verified, &LayoutOptions::default()).unwrap();
+    translate_probe(
+        &layout,
+        &fds(),
+        100,
+        &enabled(),
+        &verified,
+        &ContextKind::RawTracepoint { argument_count: 2 },
+    )
+}
+
+/// The instructions alone, as a caller loading them itself gets them.
+fn translate_instructions(text: &str) -> Result<usize, TranslateError> {
+    let program = CompiledProgram {
+        statements: vec![statement(text, Vec::new(), ActionKind::Trace)],
+        ..CompiledProgram::default()
+    };
+    let verified = verify_program(&program).expect("verifies");
+    let layout = ProgramLayout::for_program(&verified, &LayoutOptions::default()).unwrap();
+    translate_probe_program(
+        &layout,
+        &fds(),
+        100,
+        &enabled(),
+        &verified,
+        &ContextKind::RawTracepoint { argument_count: 2 },
+    )
+    .map(|instructions| instructions.len())
+}
+
+#[test]
+fn map_specifications_follow_the_program_and_options() {
+    let variable = |id, scope, kind| DifVariable {
+        name_offset: 0,
+        id,
+        kind,
+        scope,
+        flags: 3,
+        ty: DifType::integer(8),
+    };
+    let program = CompiledProgram {
+        statements: vec![
+            statement(
+                "ldgs DT_VAR(1280), %r1\nldts DT_VAR(1281), %r2\nret %r1",
+                vec![
+                    variable(0x500, VariableScope::Global, VariableKind::Scalar),
+                    variable(0x501, VariableScope::ThreadLocal, VariableKind::Scalar),
+                ],
+                ActionKind::Trace,
+            ),
+            statement(
+                "ldgs arg0, %r1\nret %r1",
+                Vec::new(),
+                ActionKind::Aggregate { aggregation: 1 },
+            ),
+        ],
+        aggregations: vec![AggregationDescription {
+            id: 1,
+            name: "q".into(),
+            function: AggregationFunction::Quantize,
+            keys: Vec::new(),
+            key_size: 0,
+        }],
+        ..CompiledProgram::default()
+    };
+    let verified = verify_program(&program).expect("verifies");
+    let options = LayoutOptions {
+        cpu_count: 4,
+        ..LayoutOptions::default()
+    };
+    let layout = ProgramLayout::for_program(&verified, &options).unwrap();
+    let specs = layout.map_specs();
+    let names: Vec<&str> = specs.iter().map(|spec| spec.name).collect();
+    assert_eq!(
+        names,
+        [
+            "dtrace_state",
+            "dtrace_globals",
+            "dtrace_consts",
+            "dtrace_counters",
+            "dtrace_buffers",
+            "dtrace_dynvars",
+            "dtrace_aggs"
+        ]
+    );
+    assert_eq!(specs[0].max_entries, 4);
+    assert_eq!(specs[0].value_size, layout.state.size);
+    assert_eq!(specs[4].map_type, MapType::PerfEventArray);
+    assert_eq!(specs[6].map_type, MapType::PercpuHash);
+    // quantize: the update count and 127 buckets.
+    assert_eq!(specs[6].value_size, 8 + 127 * 8);
+    assert_eq!(specs[6].key_size, 8);
+    assert_eq!(
+        layout.aggregation_key(1, &[]).unwrap(),
+        vec![1, 0, 0, 0, 0, 0, 0, 0]
+    );
+    assert!(layout.globals.variables.contains_key(&0x500));
+    assert!(layout.dynamic.is_some());
+    assert!(layout.state.scratch + layout.state.scratch_size <= layout.state.zero_guard);
+    assert!(layout.state.zero_guard_size >= layout.state.scratch_mask_size);
+}
+
+#[test]
+fn unsupported_features_are_named() {
+    let error = translate("ldgs ppid, %r1\nret %r1").unwrap_err();
+    assert!(error.to_string().contains("ppid"), "{error}");
+    let error = translate("ldgs curcpu, %r1\nret %r1").unwrap_err();
+    assert!(error.to_string().contains("curcpu"), "{error}");
+    for (name, arguments) in [("copyout", 3), ("copyoutstr", 3)] {
+        let text = format!(
+            "setx 0x1, %r1\n{}call {name}, %r2\nret %r2",
+            "pushtv DT_TYPE(0), %r1\n".repeat(arguments)
+        );
+        let error = translate(&text).unwrap_err();
+        let message = error.to_string();
+        assert!(
+            message.contains(&format!("subroutine {name}()")),
+            "{message}"
+        );
+        assert!(message.contains("bpf_probe_write_user"), "{message}");
+    }
+    assert!(translate("ldgs arg0, %r1\nldgs arg1, %r2\nadd %r1, %r2, %r3\nret %r3").is_ok());
+}
+
+#[test]
+fn programs_with_loop_callbacks_carry_their_functions() {
+    let search = "sets \"abc\", %r1\npushtr DT_TYPE(1), %r0, %r1\npushtr DT_TYPE(1), %r0, %r1\ncall index, %r2\nret %r2";
+    let translated = translate(search).expect("index() translates");
+    assert!(translated.needs_function_info());
+    assert_eq!(translated.functions[0].kind, FunctionKind::Probe);
+    assert_eq!(translated.functions[0].start, 0);
+    assert!(translated
+        .functions
+        .iter()
+        .any(|function| function.kind == FunctionKind::LoopCallback));
+    let names: Vec<String> = translated
+        .function_types()
+        .into_iter()
+        .map(|function| function.name)
+        .collect();
+    assert_eq!(names[0], "dtrace_probe");
+    assert!(names[1..]
+        .iter()
+        .all(|name| name.starts_with("dtrace_loop_")));
+    // A prologue moves every function but the entry.
+    let shifted = translated
+        .clone()
+        .with_prologue(vec![Insn::mov64_imm(Reg::R0, 0)]);
+    assert_eq!(
+        shifted.instructions.len(),
+        translated.instructions.len() + 1
+    );
+    for (before, after) in translated.functions.iter().zip(&shifted.functions).skip(1) {
+        assert_eq!(after.start, before.start + 1);
+    }
+    // Callers loading instructions themselves are told why they cannot have these.
+    let error = translate_instructions(search).unwrap_err();
+    assert!(error.to_string().contains("BTF"), "{error}");
+    assert!(translate_instructions("ldgs arg0, %r1\nret %r1").is_ok());
+    assert!(!translate("ldgs arg0, %r1\nret %r1")
+        .unwrap()
+        .needs_function_info());
+}

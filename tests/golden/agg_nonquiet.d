@@ -1,0 +1,8 @@
+/* options:  */
+BEGIN
+{
+	@a = count();
+	printa(@a);
+	@b["key"] = sum(3);
+	exit(0);
+}

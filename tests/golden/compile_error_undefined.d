@@ -1,0 +1,5 @@
+/* options: -q */
+BEGIN
+{
+	trace(y);
+}

@@ -1,0 +1,6 @@
+/* options: -q -x errtags */
+BEGIN
+{
+	speculate(1);
+	@a = count();
+}

@@ -1,0 +1,6 @@
+/* options: -q -x errtags */
+BEGIN
+{
+	x = 1;
+	x = "s";
+}

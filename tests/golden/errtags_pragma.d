@@ -1,0 +1,6 @@
+/* options: -q */
+#pragma D option errtags
+BEGIN
+{
+	x = 1 % 0;
+}

@@ -1,0 +1,11 @@
+/* options: -q */
+BEGIN
+{
+	exit(3);
+}
+
+END
+{
+	printf("end\n");
+	exit(5);
+}

@@ -1,0 +1,10 @@
+/* options: -F */
+BEGIN
+{
+	trace(1);
+	exit(0);
+}
+
+END
+{
+}

@@ -1,0 +1,23 @@
+/* options:  */
+BEGIN
+{
+}
+
+BEGIN
+{
+	x = 1;
+}
+
+END
+{
+}
+
+BEGIN
+{
+	exit(0);
+}
+
+END
+{
+	trace(x);
+}
