@@ -14,7 +14,7 @@ use kernel_shim::runtime::{
     RuntimeSession,
 };
 use kernel_shim::sys::{check_bpf_access, BpfAccessError, CpuClockRate};
-use kernel_shim::translate::{ContextKind, LayoutOptions, TracepointField};
+use kernel_shim::translate::{ContextKind, LayoutOptions, TaskStructOffsets, TracepointField};
 use providers::provider::{DtraceProbe, ProbeEntry, ProbeKind};
 use providers::tracefs::{mount_tracefs_if_missing, EventFormat};
 
@@ -170,6 +170,10 @@ pub fn runtime_options(options: &EngineOptions, keep_verifier_logs: bool) -> Run
             dynamic_variable_size: options.dynamic_variable_size,
             speculation_count: options.speculation_count,
             speculation_size: options.speculation_size.min(u32::MAX as u64) as u32,
+            // `ppid` and `progenyof()` walk task_struct, whose member offsets come
+            // from the running kernel's BTF; without BTF those two fail to translate
+            // with a clear error.
+            task_offsets: TaskStructOffsets::from_running_kernel().ok(),
             ..LayoutOptions::default()
         },
         buffer_size: options.buffer_size,

@@ -34,7 +34,7 @@ use crate::translate::layout::{
     COUNTER_SPECULATION_UNAVAILABLE, COUNTER_SPECULATIVE_DROPS,
 };
 use crate::translate::{
-    translate_probe, ContextKind, LayoutOptions, MapFds, ProgramLayout, TranslatedProgram,
+    translate_probe, ContextKind, LayoutOptions, MapFds, ProgramLayout,
 };
 
 /// How a probe is instrumented.
@@ -199,14 +199,11 @@ impl RuntimeSession {
                 probe: plan.name.clone(),
                 reason: error.to_string(),
             })?;
-            // The marker programs start with the session's filter. Jumps, calls and
-            // function addresses are relative, so the translated code runs unchanged
-            // after it; the functions are found again from the new instructions.
+            // The marker programs start with the session's filter; the translated code
+            // and its functions (with their BTF) shift behind it unchanged.
             let translated = match plan.instrumentation {
                 ProbeInstrumentation::Marker(_) => {
-                    let mut with_filter = session_filter_prologue(cookie);
-                    with_filter.extend(translated.instructions);
-                    TranslatedProgram::new(with_filter)
+                    translated.with_prologue(session_filter_prologue(cookie))
                 }
                 _ => translated,
             };
