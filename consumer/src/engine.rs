@@ -7,7 +7,7 @@ use difvm::interp::engine::{AggregationEntry, DropCounters, Engine, EngineError,
 use difvm::object::{CompiledProgram, EnabledProbe, PROBE_ID_BEGIN, PROBE_ID_END};
 use difvm::verify::VerifiedProgram;
 
-use crate::vm_context::DtraceProcessContext;
+use crate::vm_context::dtrace_process_context;
 
 /// What the session needs of an engine, whichever runs the probes.
 pub trait TracingEngine {
@@ -48,7 +48,7 @@ impl VirtualMachineEngine {
     }
 
     fn fire(&mut self, probe_id: u32) {
-        let context = DtraceProcessContext::now(Vec::new());
+        let context = dtrace_process_context(Vec::new());
         self.engine.fire(probe_id, &context);
     }
 
