@@ -17,17 +17,6 @@ use difvm::object::{CompiledProgram, EnabledProbe};
 use difvm::verify::verify_program;
 use dlang::compile::{compile, CompileOptions, ProgramSource};
 
-/// Programs on which the translator is known to differ from the interpreter, with the
-/// reason; they are run and reported but do not fail the test. Remove an entry when the
-/// test says the engines agree on it.
-const KNOWN_TRANSLATOR_DIFFERENCES: &[(&str, &str)] = &[
-    (
-        "if_else_after_exit",
-        "statements after exit() in the same clause (if/else parts) do not run",
-    ),
-    ("string_inet", "inet_ntop6 prints fe80:::1 for fe80::1"),
-];
-
 fn settings(quiet: bool) -> SessionSettings {
     SessionSettings {
         trace: TraceOutputOptions {
@@ -140,27 +129,22 @@ fn golden_programs_print_the_same_on_both_engines() {
                     continue;
                 }
             };
-        let known = KNOWN_TRANSLATOR_DIFFERENCES
-            .iter()
-            .find(|(known, _)| *known == name);
-        match (run(&program, &enabled, &mut kernel, quiet), known) {
-            (Ok(actual), Some(_)) if actual == expected => {
-                eprintln!("{name} now agrees: remove it from KNOWN_TRANSLATOR_DIFFERENCES");
-                agreed += 1;
-            }
-            (Ok(actual), None) if actual == expected => agreed += 1,
-            (_, Some((_, reason))) => eprintln!("known difference in {name}: {reason}"),
-            (Ok(actual), None) => disagreements.push(format!(
+        match run(&program, &enabled, &mut kernel, quiet) {
+            Ok(actual) if actual == expected => agreed += 1,
+            Ok(actual) => disagreements.push(format!(
                 "{name}:\n--- vm ---\n{}\n(status {})\n--- kernel ---\n{}\n(status {})",
                 expected.0, expected.1, actual.0, actual.1
             )),
-            (Err(error), None) => disagreements.push(format!("{name}: {error}")),
+            Err(error) => disagreements.push(format!("{name}: {error}")),
         }
     }
     eprintln!("{agreed} golden programs agree on both engines");
-    for line in &unsupported {
-        eprintln!("not supported by the kernel engine yet: {line}");
-    }
+    assert!(
+        unsupported.is_empty(),
+        "the kernel engine refused {} programs the vm engine runs:\n{}",
+        unsupported.len(),
+        unsupported.join("\n")
+    );
     assert!(
         disagreements.is_empty(),
         "{} programs disagree:\n{}",
