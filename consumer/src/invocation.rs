@@ -535,7 +535,14 @@ fn execute(
                     return EXIT_FATAL;
                 }
             };
-        return run_session(invocation, program, enabled_probes, &options, &mut engine, targets);
+        return run_session(
+            invocation,
+            program,
+            enabled_probes,
+            &options,
+            &mut engine,
+            targets,
+        );
     }
     if let Err(failure) = privileges {
         complain(&failure.message);
@@ -556,7 +563,14 @@ fn execute(
             complain(&notice);
         }
     }
-    run_session(invocation, program, enabled_probes, &options, &mut engine, targets)
+    run_session(
+        invocation,
+        program,
+        enabled_probes,
+        &options,
+        &mut engine,
+        targets,
+    )
 }
 
 /// The interpreter's sizes and limits from the options in effect.

@@ -39,7 +39,10 @@ pub fn dtrace_process_context(arguments: Vec<u64>) -> SimpleFiringContext {
 }
 
 fn clock_nanoseconds(clock: libc::clockid_t) -> u64 {
-    let mut time = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut time = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: `time` is a valid, writable timespec.
     unsafe { libc::clock_gettime(clock, &mut time) };
     (time.tv_sec as u64)

@@ -33,9 +33,7 @@ use crate::translate::layout::{
     COUNTER_NESTING_DROPS, COUNTER_PRINCIPAL_DROPS, COUNTER_SPECULATION_BUSY,
     COUNTER_SPECULATION_UNAVAILABLE, COUNTER_SPECULATIVE_DROPS,
 };
-use crate::translate::{
-    translate_probe, ContextKind, LayoutOptions, MapFds, ProgramLayout,
-};
+use crate::translate::{translate_probe, ContextKind, LayoutOptions, MapFds, ProgramLayout};
 
 /// How a probe is instrumented.
 #[derive(Clone, Debug, PartialEq, Eq)]
