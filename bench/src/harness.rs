@@ -185,7 +185,7 @@ pub fn stop_tracer(
     }
     let (report, took) = tracer
         .interrupt(timeout)
-        .map_err(|reason| format!("{}: {reason}", tool.name()))?;
+        .map_err(|reason| format!("{} {reason}", tool.name()))?;
     if report.code != Some(0) {
         return Err(tracer.failure_reason(&format!("{} failed after SIGINT", tool.name())));
     }
