@@ -173,23 +173,7 @@ impl Emitter<'_> {
     /// r0, zero-extended; faults with `invalid address` when unreadable.
     pub fn load_memory(&mut self, address: Reg, size: u32, access: Access, site: FaultSite) {
         let temporary = self.layout.state.temporary;
-        self.resolve_address(address, size, Reg::R3, access, site);
-        self.state_pointer(Reg::R1, temporary);
-        self.emit(Insn::mov64_imm(Reg::R2, size as i32));
-        let helper = if access == Access::User {
-            Helper::ProbeReadUser
-        } else {
-            Helper::ProbeReadKernel
-        };
-        self.call(helper);
-        self.fault_if_imm(
-            JmpOp::Ne,
-            Reg::R0,
-            0,
-            FaultCode::BadAddress,
-            FaultValue::Register(address),
-            site,
-        );
+        self.copy_memory_to_state(address, size, temporary, access, site);
         let memory_size = MemSize::from_bytes(size as usize).unwrap_or(MemSize::DW);
         self.emit(Insn::ldx_mem(memory_size, Reg::R0, STATE, temporary as i16));
     }
