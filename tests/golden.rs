@@ -6,30 +6,12 @@
 //! what dtrace prints. dtrace runs bound to CPU 0, so the `CPU` column of non-quiet output
 //! is 0.
 
-use std::io::Read;
-use std::os::unix::process::CommandExt;
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-/// What one program is expected to do, or did.
-#[derive(Debug, PartialEq, Eq)]
-struct Outcome {
-    stdout: Vec<u8>,
-    stderr: Vec<u8>,
-    status: i32,
-}
-
-/// The options on the program's first line: `/* options: -q -x strsize=16 */`.
-fn options_of(source: &str) -> Vec<String> {
-    source
-        .lines()
-        .next()
-        .and_then(|line| line.trim().strip_prefix("/* options:"))
-        .and_then(|rest| rest.strip_suffix("*/"))
-        .map(|options| options.split_whitespace().map(str::to_string).collect())
-        .unwrap_or_default()
-}
+use common::{compare, options_of, programs_in, run_dtrace, Outcome};
 
 fn read_or_empty(path: &Path) -> Vec<u8> {
     std::fs::read(path).unwrap_or_default()
@@ -50,143 +32,22 @@ fn expected_outcome(directory: &Path, name: &str) -> Outcome {
     }
 }
 
-/// Binds the calling process to CPU 0, so that the BEGIN and END probes (which fire in
-/// the dtrace process) report the same CPU in the `CPU` column on every machine.
-fn bind_to_first_cpu() -> std::io::Result<()> {
-    // SAFETY: the set is a plain bit mask initialised by CPU_ZERO before use, and
-    // sched_setaffinity only reads it.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_ZERO(&mut set);
-        libc::CPU_SET(0, &mut set);
-        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-    }
-    Ok(())
-}
-
 /// How long one program may run; the corpus programs all end with `exit()` at once, so
 /// a program still running after this is a hang.
 const TIME_LIMIT: Duration = Duration::from_secs(30);
 
-/// Runs `NAME.d`, or explains why it could not be run to completion.
+/// Runs `NAME.d` on the vm engine, or explains why it could not be run to completion.
 fn run_program(directory: &Path, name: &str, options: &[String]) -> Result<Outcome, String> {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_dtrace"));
-    // SAFETY: the hook only makes one async-signal-safe system call.
-    unsafe {
-        command.pre_exec(bind_to_first_cpu);
-    }
-    let mut child = command
-        .current_dir(directory)
-        .args(["-x", "engine=vm"])
-        .args(options)
-        .args(["-s", &format!("{name}.d")])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|error| format!("cannot run dtrace: {error}"))?;
-    let read_all = |mut pipe: Box<dyn Read + Send>| {
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            let _ = pipe.read_to_end(&mut bytes);
-            bytes
-        })
-    };
-    let stdout = read_all(Box::new(child.stdout.take().expect("piped stdout")));
-    let stderr = read_all(Box::new(child.stderr.take().expect("piped stderr")));
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().map_err(|error| error.to_string())? {
-            break status;
-        }
-        if started.elapsed() > TIME_LIMIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(format!("still running after {TIME_LIMIT:?}; killed"));
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    Ok(Outcome {
-        stdout: stdout.join().unwrap_or_default(),
-        stderr: stderr.join().unwrap_or_default(),
-        status: status.code().unwrap_or(-1),
-    })
-}
-
-/// A line-by-line diff of `expected` and `actual` (longest common subsequence), with
-/// lines quoted so that trailing blanks and missing newlines show.
-fn diff(expected: &[u8], actual: &[u8]) -> String {
-    let split = |bytes: &[u8]| -> Vec<String> {
-        bytes
-            .split_inclusive(|&byte| byte == b'\n')
-            .map(|line| format!("{:?}", String::from_utf8_lossy(line)))
-            .collect()
-    };
-    let (old, new) = (split(expected), split(actual));
-    let mut common = vec![vec![0usize; new.len() + 1]; old.len() + 1];
-    for i in (0..old.len()).rev() {
-        for j in (0..new.len()).rev() {
-            common[i][j] = if old[i] == new[j] {
-                common[i + 1][j + 1] + 1
-            } else {
-                common[i + 1][j].max(common[i][j + 1])
-            };
-        }
-    }
-    let mut text = String::from("--- expected\n+++ actual\n");
-    let (mut i, mut j) = (0, 0);
-    while i < old.len() || j < new.len() {
-        if i < old.len() && j < new.len() && old[i] == new[j] {
-            text.push_str(&format!("  {}\n", old[i]));
-            i += 1;
-            j += 1;
-        } else if i < old.len() && (j == new.len() || common[i + 1][j] >= common[i][j + 1]) {
-            text.push_str(&format!("- {}\n", old[i]));
-            i += 1;
-        } else {
-            text.push_str(&format!("+ {}\n", new[j]));
-            j += 1;
-        }
-    }
-    text
-}
-
-/// The differences between what `name` should do and what it did, if any.
-fn compare(name: &str, expected: &Outcome, actual: &Outcome) -> Option<String> {
-    let mut report = String::new();
-    if expected.stdout != actual.stdout {
-        report.push_str(&format!(
-            "stdout differs:\n{}",
-            diff(&expected.stdout, &actual.stdout)
-        ));
-    }
-    if expected.stderr != actual.stderr {
-        report.push_str(&format!(
-            "stderr differs:\n{}",
-            diff(&expected.stderr, &actual.stderr)
-        ));
-    }
-    if expected.status != actual.status {
-        report.push_str(&format!(
-            "exit status: expected {}, got {}\n",
-            expected.status, actual.status
-        ));
-    }
-    (!report.is_empty()).then(|| format!("==== {name}\n{report}"))
+    let mut arguments = vec!["-x".to_string(), "engine=vm".to_string()];
+    arguments.extend(options.iter().cloned());
+    arguments.extend(["-s".to_string(), format!("{name}.d")]);
+    Ok(run_dtrace(directory, &arguments, TIME_LIMIT)?.outcome)
 }
 
 #[test]
 fn golden_programs_print_exactly_their_expected_output() {
     let directory = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
-    let mut names: Vec<String> = std::fs::read_dir(&directory)
-        .expect("tests/golden/")
-        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-        .filter(|path| path.extension().is_some_and(|extension| extension == "d"))
-        .filter_map(|path| Some(path.file_stem()?.to_str()?.to_string()))
-        .collect();
-    names.sort();
+    let names = programs_in(&directory);
     assert!(
         names.len() >= 60,
         "tests/golden/ holds {} programs, want at least 60",
