@@ -32,7 +32,9 @@ fn mask_dates(text: &str) -> String {
         let is_date = candidate.len() >= 20
             && digits(0..4)
             && candidate[4] == b' '
-            && MONTHS.iter().any(|month| &candidate[5..8] == month.as_bytes())
+            && MONTHS
+                .iter()
+                .any(|month| &candidate[5..8] == month.as_bytes())
             && candidate[8] == b' '
             && digits(9..11)
             && candidate[11] == b' '
@@ -72,9 +74,8 @@ fn mask_pid(text: &str, pid: u32) -> String {
 }
 
 fn masked(outcome: Outcome, pid: u32) -> Outcome {
-    let mask = |bytes: Vec<u8>| {
-        mask_pid(&mask_dates(&String::from_utf8_lossy(&bytes)), pid).into_bytes()
-    };
+    let mask =
+        |bytes: Vec<u8>| mask_pid(&mask_dates(&String::from_utf8_lossy(&bytes)), pid).into_bytes();
     Outcome {
         stdout: mask(outcome.stdout),
         stderr: mask(outcome.stderr),
@@ -152,8 +153,14 @@ fn golden_programs_and_examples_print_the_same_on_both_engines() {
     // Guard against the comparison quietly shrinking: these many run on the vm engine
     // today (every golden program; hello, error_probe, printf_conversions and
     // string_functions among the examples).
-    assert!(golden >= 90, "only {golden} golden programs ran on the vm engine");
-    assert!(examples >= 4, "only {examples} examples ran on the vm engine");
+    assert!(
+        golden >= 90,
+        "only {golden} golden programs ran on the vm engine"
+    );
+    assert!(
+        examples >= 4,
+        "only {examples} examples ran on the vm engine"
+    );
     assert!(
         failures.is_empty(),
         "{} programs differ between the engines (vm expected, kernel actual):\n{}",
