@@ -34,6 +34,9 @@ pub fn dtrace_process_context(arguments: Vec<u64>) -> SimpleFiringContext {
         execname,
         timestamp: clock_nanoseconds(libc::CLOCK_MONOTONIC),
         walltimestamp: clock_nanoseconds(libc::CLOCK_REALTIME),
+        // The thread's CPU-time clock is what `vtimestamp` counts: the nanoseconds this
+        // thread (the one firing BEGIN/END) has run.
+        vtimestamp: Some(clock_nanoseconds(libc::CLOCK_THREAD_CPUTIME_ID)),
         ..SimpleFiringContext::default()
     }
 }

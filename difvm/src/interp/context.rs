@@ -130,6 +130,8 @@ pub struct SimpleFiringContext {
     pub execname: String,
     pub timestamp: u64,
     pub walltimestamp: u64,
+    /// On-CPU nanoseconds of the thread, when the context knows them.
+    pub vtimestamp: Option<u64>,
     pub errno: u64,
     pub kernel_stack: Vec<u64>,
     pub user_stack: Vec<u64>,
@@ -190,6 +192,9 @@ impl ProbeFiringContext for SimpleFiringContext {
     }
     fn walltimestamp(&self) -> u64 {
         self.walltimestamp
+    }
+    fn vtimestamp(&self) -> Option<u64> {
+        self.vtimestamp
     }
     fn errno(&self) -> u64 {
         self.errno
