@@ -326,7 +326,7 @@ fn list_probes(
         Ok(probes) => {
             print!(
                 "{}",
-                providers::listing::format_listing(&probes, invocation.verbose)
+                crate::probe_listing::format_listing(&probes, invocation.verbose)
             );
             0
         }
@@ -391,12 +391,12 @@ fn stability_report(
         dlang::compile::ProgramOrigin::CommandLine(_) => ("description", source.text.clone()),
     };
     let mut report = format!("\nStability attributes for {kind} {name}:\n");
-    providers::listing::write_attribute(
+    crate::probe_listing::write_attribute(
         &mut report,
         "Minimum Probe Description Attributes",
         probe_attributes,
     );
-    providers::listing::write_attribute(
+    crate::probe_listing::write_attribute(
         &mut report,
         "Minimum Statement Attributes",
         statement_attributes,

@@ -8,6 +8,7 @@ pub mod messages;
 pub mod options;
 pub mod preprocess;
 pub mod printf;
+pub mod probe_listing;
 pub mod record;
 pub mod session;
 pub mod signals;

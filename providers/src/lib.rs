@@ -7,7 +7,6 @@ pub mod elf_object;
 pub mod error;
 pub mod fbt_provider;
 pub mod kernel_symbols;
-pub mod listing;
 pub mod pid_provider;
 pub mod process_maps;
 pub mod profile_provider;

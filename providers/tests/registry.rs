@@ -1,12 +1,11 @@
 //! The probe registry: id assignment and stability, matching across providers with
-//! globs, and the `-l` / `-lv` listing format.
+//! globs.
 
 mod common;
 
 use common::{description, fake_tracefs, ScratchDirectory};
 use providers::dtrace_provider::DtraceProvider;
 use providers::fbt_provider::FbtProvider;
-use providers::listing::{format_listing, listing_header, listing_line};
 use providers::pid_provider::PidProvider;
 use providers::profile_provider::ProfileProvider;
 use providers::registry::ProbeRegistry;
@@ -238,97 +237,6 @@ fn probe_by_id_reads_every_static_provider() {
     );
     assert_eq!(fresh.probe_by_id(0).expect("lookup"), None);
     assert_eq!(fresh.probe_by_id(u32::MAX).expect("lookup"), None);
-}
-
-#[test]
-fn listing_format_is_exact() {
-    let tracefs = fake_tracefs();
-    let mut registry = fake_machine_registry(&tracefs);
-    let listed = registry
-        .list(
-            &[
-                description("dtrace:::BEGIN"),
-                description("syscall::read:entry"),
-                description(":::BEGIN"),
-            ],
-            false,
-        )
-        .expect("listing");
-    assert_eq!(
-        format_listing(&listed, false),
-        "   ID   PROVIDER            MODULE                          FUNCTION NAME\n\
-         \x20   1     dtrace                                                     BEGIN\n\
-         \x20   4    syscall           vmlinux                              read entry\n"
-    );
-    assert_eq!(
-        listing_header(),
-        format!(
-            "{:>5} {:>10} {:>17} {:>33} {}\n",
-            "ID", "PROVIDER", "MODULE", "FUNCTION", "NAME"
-        )
-    );
-    // Long fields push the columns right, as printf's %Ns does.
-    let mut long = listed[1].entry.clone();
-    long.id = 123_456;
-    long.description.function = "a_function_name_longer_than_33_columns".to_string();
-    assert_eq!(
-        listing_line(&long),
-        "123456    syscall           vmlinux a_function_name_longer_than_33_columns entry\n"
-    );
-}
-
-#[test]
-fn verbose_listing_format_is_exact() {
-    let tracefs = fake_tracefs();
-    let mut registry = fake_machine_registry(&tracefs);
-    let listed = registry
-        .list(
-            &[
-                description("dtrace:::BEGIN"),
-                description("syscall::read:entry"),
-            ],
-            true,
-        )
-        .expect("listing");
-    let expected = "   ID   PROVIDER            MODULE                          FUNCTION NAME\n\
-        \x20   1     dtrace                                                     BEGIN\n\
-        \n\
-        \tProbe Description Attributes\n\
-        \t\tIdentifier Names: Private\n\
-        \t\tData Semantics:   Private\n\
-        \t\tDependency Class: Unknown\n\
-        \n\
-        \tArgument Attributes\n\
-        \t\tIdentifier Names: Stable\n\
-        \t\tData Semantics:   Stable\n\
-        \t\tDependency Class: Common\n\
-        \n\
-        \tArgument Types\n\
-        \t\tNone\n\
-        \n\
-        \x20   4    syscall           vmlinux                              read entry\n\
-        \n\
-        \tProbe Description Attributes\n\
-        \t\tIdentifier Names: Private\n\
-        \t\tData Semantics:   Private\n\
-        \t\tDependency Class: Unknown\n\
-        \n\
-        \tArgument Attributes\n\
-        \t\tIdentifier Names: Private\n\
-        \t\tData Semantics:   Private\n\
-        \t\tDependency Class: ISA\n\
-        \n\
-        \tArgument Types\n\
-        \t\targs[0]: unsigned int\n\
-        \t\targs[1]: char *\n\
-        \t\targs[2]: size_t\n\
-        \n";
-    assert_eq!(format_listing(&listed, true), expected);
-
-    // An argument type that could not be resolved prints as (unknown).
-    let mut unresolved = listed[1].clone();
-    unresolved.entry.argument_types = vec![String::new()];
-    assert!(providers::listing::verbose_block(&unresolved).contains("\t\targs[0]: (unknown)\n"));
 }
 
 #[test]

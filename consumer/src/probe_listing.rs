@@ -3,9 +3,9 @@
 
 use std::fmt::Write;
 
-use crate::attributes::Attribute;
-use crate::provider::ProbeEntry;
-use crate::registry::ListedProbe;
+use providers::attributes::Attribute;
+use providers::provider::ProbeEntry;
+use providers::registry::ListedProbe;
 
 /// The header line of `dtrace -l`.
 pub fn listing_header() -> String {
