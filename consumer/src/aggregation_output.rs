@@ -1,15 +1,20 @@
 //! Aggregation output: the consumer's table of one aggregation's merged data, the
 //! library actions that change what it shows (`clear`, `trunc`, `normalize`,
 //! `denormalize`), DTrace's sort orders (`aggsortkey`, `aggsortrev`, `aggsortkeypos`,
-//! `aggsortpos`), the default text layout of entries (§8.4), and `printa()` with and
-//! without a format, for one aggregation or several joined by key.
+//! `aggsortpos`), the default text layout of entries (§8.4), the `agghist` and
+//! `aggpack` displays, and `printa()` with and without a format, for one aggregation or
+//! several joined by key.
 //!
 //! Printing functions append to a `String` and report whether any entry was printed:
 //! DTrace marks an aggregation printed by `printa()` as soon as one of its entries was
 //! printed, and skips it when printing aggregations at exit.
 
+mod display_options;
 pub mod histogram;
+mod packed_histogram;
+mod per_cpu;
 mod sorting;
+mod value_histogram;
 
 use std::collections::BTreeMap;
 
@@ -25,8 +30,13 @@ use crate::printf::symbols::{
 use crate::printf::{format_printa_entry, AggregationValue, PrintfContext, PrintfError};
 use crate::record::{decode_slot, sign_extend, RecordValue};
 use crate::trace_output::render_bytes;
-use histogram::render_histogram;
+pub use display_options::AggregationDisplayOptions;
+use histogram::{render_histogram, HistogramStyle};
+pub use packed_histogram::digit_width;
+use packed_histogram::PackedHistogram;
+pub use per_cpu::PerCpuValues;
 pub use sorting::AggregationSortOptions;
+use value_histogram::ValueHistogram;
 
 /// The merged data of one aggregation as the consumer holds it: encoded key tuple →
 /// value words (the layout of `difvm::aggregation`).
@@ -110,6 +120,8 @@ pub struct AggregationView<'a> {
     pub description: &'a AggregationDescription,
     pub rule: AggregationRule,
     pub table: &'a AggregationTable,
+    /// Each CPU's part of the entries, printed after their merged values (`aggpercpu`).
+    pub per_cpu: Option<&'a PerCpuValues>,
 }
 
 impl<'a> AggregationView<'a> {
@@ -122,7 +134,14 @@ impl<'a> AggregationView<'a> {
             description,
             rule: AggregationRule::new(&description.function)?,
             table,
+            per_cpu: None,
         })
+    }
+
+    /// The view printing each CPU's part after every merged value (`aggpercpu`).
+    pub fn with_per_cpu(mut self, per_cpu: Option<&'a PerCpuValues>) -> AggregationView<'a> {
+        self.per_cpu = per_cpu;
+        self
     }
 
     /// The entries in printing order.
@@ -140,11 +159,16 @@ impl<'a> AggregationView<'a> {
             .collect()
     }
 
-    fn printa_value<'v>(&'v self, words: &'v [i64]) -> AggregationValue<'v> {
+    fn printa_value<'v>(
+        &'v self,
+        words: &'v [i64],
+        histogram_style: HistogramStyle,
+    ) -> AggregationValue<'v> {
         AggregationValue {
             rule: &self.rule,
             words,
             normalization: self.table.normalization,
+            histogram_style,
         }
     }
 }
@@ -156,6 +180,8 @@ pub struct AggregationLayoutOptions {
     pub stack_indent: usize,
     /// `rawbytes`: always print byte keys as hex dumps.
     pub raw_bytes: bool,
+    /// `aggzoom`, `agghist`, `aggpack` and the `utf8` encoding.
+    pub display: AggregationDisplayOptions,
 }
 
 impl Default for AggregationLayoutOptions {
@@ -163,8 +189,19 @@ impl Default for AggregationLayoutOptions {
         AggregationLayoutOptions {
             stack_indent: 14,
             raw_bytes: false,
+            display: AggregationDisplayOptions::default(),
         }
     }
+}
+
+/// How the entries of one aggregation are laid out by [`AggregationPrinter`].
+enum EntryLayout {
+    /// Keys, the value in its default format, and a newline (§8.4).
+    Default,
+    /// `agghist`: packed keys and a bar per entry, under a `key` header.
+    ValueHistogram(ValueHistogram),
+    /// `aggpack`: packed keys and the distribution on one line, under a `min/max` header.
+    PackedHistogram(PackedHistogram),
 }
 
 /// What the default layout needs: sorting, layout options and symbols.
@@ -176,16 +213,58 @@ pub struct AggregationPrinter<'r> {
 }
 
 impl AggregationPrinter<'_> {
-    /// Appends every entry of one aggregation in the default layout (no leading empty
-    /// line). Returns whether any entry was printed.
+    /// Appends every entry of one aggregation in the default layout, or in the
+    /// `agghist`/`aggpack` display when it is on and applies to the aggregation's
+    /// function (no leading empty line; those displays start with their header, which
+    /// starts with an empty line). Returns whether any entry was printed.
     pub fn render_aggregation(&self, out: &mut String, view: &AggregationView<'_>) -> bool {
         let entries = view.sorted_entries(&self.sort);
+        let layout = self.entry_layout(view);
+        let packed_keys = !matches!(layout, EntryLayout::Default);
+        if packed_keys && !entries.is_empty() {
+            let key_width = packed_key_width(view.description);
+            match &layout {
+                EntryLayout::ValueHistogram(bars) => bars.render_header(out, key_width),
+                EntryLayout::PackedHistogram(packed) => packed.render_header(out, key_width),
+                EntryLayout::Default => {}
+            }
+        }
         for (key, words) in &entries {
-            self.render_key(out, view, key);
-            self.render_value(out, &view.rule, words, view.table.normalization);
-            out.push('\n');
+            self.render_key(out, view, key, packed_keys);
+            match &layout {
+                EntryLayout::Default => {
+                    self.render_value(out, &view.rule, words, view.table.normalization);
+                    self.render_per_cpu_values(out, view, key);
+                    out.push('\n');
+                }
+                EntryLayout::ValueHistogram(bars) => {
+                    bars.render_value(out, &view.rule, words, view.table.normalization)
+                }
+                EntryLayout::PackedHistogram(packed) => packed.render_value(out, words),
+            }
         }
         !entries.is_empty()
+    }
+
+    /// The layout of one aggregation's entries: DTrace applies `aggpack` to
+    /// `quantize()`/`lquantize()` and `agghist` to `count()`/`sum()`/`avg()`/`stddev()`,
+    /// with the range or scale computed over all of the aggregation's entries.
+    fn entry_layout(&self, view: &AggregationView<'_>) -> EntryLayout {
+        let display = &self.layout.display;
+        let values = || view.table.entries.values().map(Vec::as_slice);
+        if display.packed_histograms {
+            if let Some(packed) =
+                PackedHistogram::new(&view.rule, values(), display.histogram_style)
+            {
+                return EntryLayout::PackedHistogram(packed);
+            }
+        }
+        if display.value_histograms {
+            if let Some(bars) = ValueHistogram::new(&view.rule, values(), display.histogram_style) {
+                return EntryLayout::ValueHistogram(bars);
+            }
+        }
+        EntryLayout::Default
     }
 
     /// Appends the aggregations not yet printed by `printa()`, as DTrace does when
@@ -220,11 +299,14 @@ impl AggregationPrinter<'_> {
             [] => false,
             [view] => self.render_aggregation(out, view),
             _ => {
+                // Like DTrace's joined walk, which computes no totals or bucket ranges,
+                // a joined printa() ignores agghist and aggpack.
                 let rows = sorting::joined_rows(views, &self.sort);
                 for row in &rows {
-                    self.render_key(out, &views[row.key_source], row.key);
+                    self.render_key(out, &views[row.key_source], row.key, false);
                     for (view, words) in views.iter().zip(&row.values) {
                         self.render_value(out, &view.rule, words, view.table.normalization);
+                        self.render_per_cpu_values(out, view, row.key);
                     }
                     out.push('\n');
                 }
@@ -253,7 +335,8 @@ impl AggregationPrinter<'_> {
                 let entries = view.sorted_entries(&self.sort);
                 for (key, words) in &entries {
                     let keys = view.decode_key(key);
-                    format_printa_entry(out, format, &keys, &[view.printa_value(words)], &context)?;
+                    let value = view.printa_value(words, self.layout.display.histogram_style);
+                    format_printa_entry(out, format, &keys, &[value], &context)?;
                 }
                 Ok(!entries.is_empty())
             }
@@ -264,7 +347,9 @@ impl AggregationPrinter<'_> {
                     let values: Vec<AggregationValue<'_>> = views
                         .iter()
                         .zip(&row.values)
-                        .map(|(view, words)| view.printa_value(words))
+                        .map(|(view, words)| {
+                            view.printa_value(words, self.layout.display.histogram_style)
+                        })
                         .collect();
                     format_printa_entry(out, format, &keys, &values, &context)?;
                 }
@@ -273,19 +358,27 @@ impl AggregationPrinter<'_> {
         }
     }
 
-    /// Appends every key component in its default format.
-    fn render_key(&self, out: &mut String, view: &AggregationView<'_>, key: &[u8]) {
+    /// Appends every key component in its default format, or in its packed format
+    /// (`packed`, for the `agghist` and `aggpack` displays).
+    fn render_key(&self, out: &mut String, view: &AggregationView<'_>, key: &[u8], packed: bool) {
         for slot in &view.description.keys {
             if let Ok(value) = decode_slot(slot, key) {
-                self.render_key_component(out, slot.size, &value);
+                self.render_key_component(out, slot.size, &value, packed);
             }
         }
     }
 
     /// One key component: stacks and symbols by kind, strings and other bytes as
     /// `"  %-50s"` (or a hex dump), integers by size: `" %16lld"`, `" %8d"`, and the
-    /// 2- and 1-byte sizes printed unsigned as `" %5d"`/`" %3d"`.
-    fn render_key_component(&self, out: &mut String, size: u32, value: &RecordValue<'_>) {
+    /// 2- and 1-byte sizes printed unsigned as `" %5d"`/`" %3d"`. In the packed format
+    /// DTrace prints strings right-aligned as `" %16s"` and everything else as usual.
+    fn render_key_component(
+        &self,
+        out: &mut String,
+        size: u32,
+        value: &RecordValue<'_>,
+        packed: bool,
+    ) {
         let resolver = self.resolver;
         let indent = self.layout.stack_indent;
         match *value {
@@ -319,7 +412,11 @@ impl AggregationPrinter<'_> {
             RecordValue::String(bytes)
                 if !self.layout.raw_bytes && bytes.iter().all(|&byte| is_printable(byte)) =>
             {
-                push_key_text(out, bytes);
+                if packed {
+                    push_packed_key_text(out, bytes);
+                } else {
+                    push_key_text(out, bytes);
+                }
             }
             RecordValue::String(bytes) | RecordValue::Bytes(bytes) => {
                 render_bytes(out, bytes, KEY_STRING_WIDTH, false, self.layout.raw_bytes);
@@ -363,7 +460,13 @@ impl AggregationPrinter<'_> {
             AggregationRule::Quantize
             | AggregationRule::LinearQuantize(_)
             | AggregationRule::LogLinearQuantize(_) => {
-                render_histogram(out, rule, words, normal);
+                render_histogram(
+                    out,
+                    rule,
+                    words,
+                    normal,
+                    self.layout.display.histogram_style,
+                );
             }
         }
     }
@@ -381,6 +484,36 @@ fn push_key_text(out: &mut String, text: &[u8]) {
         ..CFormatSpec::default()
     };
     format_bytes_as_string(out, &spec, text);
+}
+
+/// Width of string key components in the packed format (`" %16s"`).
+const PACKED_KEY_STRING_WIDTH: usize = 16;
+
+/// Appends a string key component in the packed format, `" %16s"`.
+fn push_packed_key_text(out: &mut String, text: &[u8]) {
+    out.push(' ');
+    let spec = CFormatSpec {
+        width: PACKED_KEY_STRING_WIDTH,
+        ..CFormatSpec::default()
+    };
+    format_bytes_as_string(out, &spec, text);
+}
+
+/// The width of an aggregation's keys in the packed format, as DTrace computes it for
+/// the `agghist`/`aggpack` header: for each key component its packed width plus one
+/// (4 for 1-byte integers, 6 for 2-byte, 9 for 4-byte, and 17 for everything else,
+/// stacks and symbols included, even though those print wider).
+pub fn packed_key_width(description: &AggregationDescription) -> usize {
+    description
+        .keys
+        .iter()
+        .map(|slot| match slot.size {
+            1 => 4,
+            2 => 6,
+            4 => 9,
+            _ => PACKED_KEY_STRING_WIDTH + 1,
+        })
+        .sum()
 }
 
 /// DTrace's printable test for byte data: `isprint`, `isspace`, backspace or bell.

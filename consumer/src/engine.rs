@@ -1,11 +1,16 @@
 //! The engine interface the session drives, and the user-space engine that runs the
 //! dtrace provider's probes on the reference interpreter (`-x engine=vm`).
 
+use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
 use difvm::interp::engine::{AggregationEntry, DropCounters, Engine, EngineError, EngineOptions};
-use difvm::object::{CompiledProgram, EnabledProbe, PROBE_ID_BEGIN, PROBE_ID_END};
+use difvm::object::{
+    CompiledProgram, EnabledProbe, PROBE_ID_BEGIN, PROBE_ID_END, RECORD_HEADER_SIZE,
+};
 use difvm::verify::VerifiedProgram;
+use kernel_shim::runtime::BufferPolicy;
+use kernel_shim::sys::online_cpus;
 
 use crate::vm_context::dtrace_process_context;
 
@@ -25,13 +30,46 @@ pub trait TracingEngine {
     fn stop(&mut self);
     /// Cumulative drop and error counters.
     fn drops(&self) -> DropCounters;
+    /// First step of `clear()` or `trunc()` of `aggregation`: from now on the engine
+    /// keeps the aggregation's new data apart from the old, and returns the data
+    /// gathered so far (of every aggregation). An engine whose storage restarts at every
+    /// drain has nothing to keep apart.
+    fn begin_aggregation_generation(
+        &mut self,
+        _aggregation: u32,
+    ) -> Result<Vec<AggregationEntry>, String> {
+        Ok(self.drain_aggregations())
+    }
+    /// Last step of `clear()` or `trunc()` of `aggregation`, once the consumer has
+    /// cleared or truncated its table: `kept_keys` are the encoded keys whose data from
+    /// before the action still counts (the entries `trunc()` kept; none for `clear()`).
+    fn finish_aggregation_generation(&mut self, _aggregation: u32, _kept_keys: &[Vec<u8>]) {}
+    /// Asks for each CPU's part of every aggregation entry (`aggpercpu`); returns the
+    /// CPUs whose values are printed. Called before `go`.
+    fn keep_per_cpu_aggregations(&mut self) -> Vec<u32> {
+        vec![0]
+    }
 }
 
 /// The user-space engine: BEGIN, END and ERROR run on the reference interpreter in the
 /// dtrace process itself. It has no other probes, so between BEGIN and END it only
 /// waits (for `exit()`, a signal, or the end of `-c`/`-p` processes).
+///
+/// Buffer policies, as the kernel engine has them: under `fill`, a principal drop stops
+/// tracing as `exit()` would (the buffers were emptied by the consumer before END fires,
+/// so END has room). Under `ring`, the interpreter's buffers are unbounded and this
+/// engine keeps, per CPU, the most recent whole records that fit in `bufsize` bytes,
+/// handing them over only once END has fired.
 pub struct VirtualMachineEngine {
     engine: Engine,
+    policy: BufferPolicy,
+    /// `bufsize`, which bounds the ring kept under the `ring` policy.
+    buffer_size: u64,
+    /// The record length (header included) of every EPID, to find record boundaries.
+    record_lengths: HashMap<u32, usize>,
+    /// Under `ring`, the records kept so far per CPU.
+    ring: BTreeMap<u32, Vec<u8>>,
+    stopped: bool,
 }
 
 impl VirtualMachineEngine {
@@ -41,9 +79,44 @@ impl VirtualMachineEngine {
         enabled_probes: Vec<EnabledProbe>,
         options: EngineOptions,
     ) -> Result<VirtualMachineEngine, EngineError> {
+        VirtualMachineEngine::with_buffer_policy(
+            program,
+            enabled_probes,
+            options,
+            BufferPolicy::Switch,
+        )
+    }
+
+    /// An engine whose principal buffers follow `policy` (`bufpolicy`).
+    pub fn with_buffer_policy(
+        program: VerifiedProgram,
+        enabled_probes: Vec<EnabledProbe>,
+        options: EngineOptions,
+        policy: BufferPolicy,
+    ) -> Result<VirtualMachineEngine, EngineError> {
         let program: CompiledProgram = program.into_program();
+        let record_lengths = enabled_probes
+            .iter()
+            .filter_map(|enabled| {
+                let statement = program.statements.get(enabled.statement)?;
+                let length = RECORD_HEADER_SIZE as usize + statement.record_size as usize;
+                Some((enabled.epid, length))
+            })
+            .collect();
+        let buffer_size = options.buffer_size;
+        let mut interpreter_options = options;
+        if policy == BufferPolicy::Ring {
+            // The ring is trimmed here, newest records kept; the interpreter itself would
+            // keep the oldest ones and drop the rest.
+            interpreter_options.buffer_size = u64::MAX;
+        }
         Ok(VirtualMachineEngine {
-            engine: Engine::new(program, enabled_probes, options)?,
+            engine: Engine::new(program, enabled_probes, interpreter_options)?,
+            policy,
+            buffer_size,
+            record_lengths,
+            ring: BTreeMap::new(),
+            stopped: false,
         })
     }
 
@@ -59,6 +132,42 @@ impl VirtualMachineEngine {
             .filter(|(_, buffer)| !buffer.is_empty())
             .collect()
     }
+
+    /// Moves the interpreter's new records into the ring, then drops the oldest whole
+    /// records of each CPU until the rest fits in `bufsize`.
+    fn absorb_into_ring(&mut self) {
+        for (cpu, records) in self.take_buffers() {
+            let ring = self.ring.entry(cpu).or_default();
+            ring.extend_from_slice(&records);
+            let excess = ring.len() as u64 - self.buffer_size.min(ring.len() as u64);
+            let cut = oldest_records_length(ring, excess, &self.record_lengths);
+            ring.drain(..cut);
+        }
+    }
+}
+
+/// The length of the shortest run of whole records at the start of `records` that is at
+/// least `at_least` bytes long; all of `records` when a record's EPID is unknown or the
+/// records run out first.
+fn oldest_records_length(
+    records: &[u8],
+    at_least: u64,
+    record_lengths: &HashMap<u32, usize>,
+) -> usize {
+    let mut length = 0usize;
+    while (length as u64) < at_least {
+        let epid = records
+            .get(length..length + 4)
+            .and_then(|bytes| bytes.try_into().ok())
+            .map(u32::from_le_bytes);
+        match epid.and_then(|epid| record_lengths.get(&epid)) {
+            Some(record_length) if length + record_length <= records.len() => {
+                length += record_length;
+            }
+            _ => return records.len(),
+        }
+    }
+    length
 }
 
 impl TracingEngine for VirtualMachineEngine {
@@ -68,8 +177,22 @@ impl TracingEngine for VirtualMachineEngine {
     }
 
     fn poll(&mut self, timeout: Duration) -> Vec<(u32, Vec<u8>)> {
+        if self.policy == BufferPolicy::Ring {
+            if self.stopped {
+                self.absorb_into_ring();
+                return std::mem::take(&mut self.ring)
+                    .into_iter()
+                    .filter(|(_, records)| !records.is_empty())
+                    .collect();
+            }
+            self.absorb_into_ring();
+            if !self.exit_requested() {
+                std::thread::sleep(timeout);
+            }
+            return Vec::new();
+        }
         let buffers = self.take_buffers();
-        if buffers.is_empty() && !self.engine.is_draining() {
+        if buffers.is_empty() && !self.exit_requested() {
             std::thread::sleep(timeout);
         }
         buffers
@@ -77,21 +200,68 @@ impl TracingEngine for VirtualMachineEngine {
 
     fn drain_aggregations(&mut self) -> Vec<AggregationEntry> {
         let mut merged: Vec<AggregationEntry> = Vec::new();
-        for (_, entries) in self.engine.drain_aggregations() {
-            merged.extend(entries);
+        for (cpu, entries) in self.engine.drain_aggregations() {
+            // Each drained entry is one CPU's value, which is also its per-CPU part.
+            merged.extend(entries.into_iter().map(|mut entry| {
+                entry.per_cpu = vec![(cpu, entry.value.clone())];
+                entry
+            }));
         }
         merged
     }
 
+    fn keep_per_cpu_aggregations(&mut self) -> Vec<u32> {
+        // Probes fire on the CPU the dtrace process runs on, which may be any of them.
+        online_cpus().unwrap_or_else(|_| vec![0])
+    }
+
     fn exit_requested(&self) -> bool {
         self.engine.is_draining()
+            || (self.policy == BufferPolicy::Fill && !self.engine.drops().principal.is_empty())
     }
 
     fn stop(&mut self) {
         self.fire(PROBE_ID_END);
+        self.stopped = true;
     }
 
     fn drops(&self) -> DropCounters {
         self.engine.drops()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn oldest_whole_records_are_cut_first() {
+        // EPID 1 records are 16 bytes long, EPID 2 records 8; EPID 3 is unknown.
+        let lengths: HashMap<u32, usize> = [(1, 16), (2, 8)].into_iter().collect();
+        let record = |epid: u32, length: usize| {
+            let mut bytes = epid.to_le_bytes().to_vec();
+            bytes.resize(length, 0);
+            bytes
+        };
+        let records = [record(1, 16), record(2, 8), record(1, 16)].concat();
+        // Cases: bytes that must go, bytes cut.
+        let cases = [
+            (0, 0),
+            (1, 16),
+            (16, 16),
+            (17, 24),
+            (24, 24),
+            (25, 40),
+            (40, 40),
+        ];
+        for (at_least, expected) in cases {
+            assert_eq!(
+                oldest_records_length(&records, at_least, &lengths),
+                expected,
+                "{at_least}"
+            );
+        }
+        let unknown = [record(3, 8), record(1, 16)].concat();
+        assert_eq!(oldest_records_length(&unknown, 1, &lengths), unknown.len());
     }
 }

@@ -4,6 +4,7 @@
 
 use std::io::Write;
 use std::path::Path;
+use std::rc::Rc;
 use std::time::Duration;
 
 use difvm::interp::engine::EngineOptions;
@@ -13,8 +14,9 @@ use dlang::compile::{
     compile, dif_listing, is_destructive, CompileOptions, ProbeSpecifierOption, ProgramSource,
 };
 use dlang::probes::ProbeCatalog;
+use kernel_shim::runtime::BufferPolicy;
 
-use crate::aggregation_output::AggregationSortOptions;
+use crate::aggregation_output::{AggregationDisplayOptions, AggregationSortOptions};
 use crate::catalog::RegistryCatalog;
 use crate::engine::{TracingEngine, VirtualMachineEngine};
 use crate::kernel_engine::{check_tracing_privileges, KernelEngine};
@@ -22,6 +24,7 @@ use crate::options::{DtraceOption, OptionOrigin, OptionSet};
 use crate::preprocess::{preprocess, PreprocessorSettings};
 use crate::session::{Session, SessionSettings};
 use crate::signals::install_interrupt_handlers;
+use crate::symbolize::{SystemSymbolOptions, SystemSymbols};
 use crate::target_process::{TargetExitReporter, TargetProcesses};
 use crate::trace_output::TraceOutputOptions;
 
@@ -505,6 +508,12 @@ fn execute(
         .iter()
         .all(|enabled| enabled.probe.provider == "dtrace");
     let engine_options = engine_options(&options);
+    // The option's values are checked when it is set, so the default only covers a
+    // word this build does not know.
+    let buffer_policy = options
+        .word(DtraceOption::BufPolicy)
+        .and_then(BufferPolicy::from_option_word)
+        .unwrap_or_default();
     let program = compilation.program.clone();
     // `auto` runs the kernel engine when this process may trace, and falls back to the
     // user-space engine for programs that only use the dtrace provider, which it runs
@@ -527,14 +536,18 @@ fn execute(
             ));
             return EXIT_FATAL;
         }
-        let mut engine =
-            match VirtualMachineEngine::new(verified, enabled_probes.clone(), engine_options) {
-                Ok(engine) => engine,
-                Err(error) => {
-                    complain(&format!("could not enable tracing: {error}"));
-                    return EXIT_FATAL;
-                }
-            };
+        let mut engine = match VirtualMachineEngine::with_buffer_policy(
+            verified,
+            enabled_probes.clone(),
+            engine_options,
+            buffer_policy,
+        ) {
+            Ok(engine) => engine,
+            Err(error) => {
+                complain(&format!("could not enable tracing: {error}"));
+                return EXIT_FATAL;
+            }
+        };
         return run_session(
             invocation,
             program,
@@ -550,14 +563,20 @@ fn execute(
     }
     let probes = catalog.probe_entries(enabled_probes.iter().map(|enabled| enabled.probe_id));
     let debug = options.boolean(DtraceOption::Debug);
-    let mut engine =
-        match KernelEngine::new(&verified, &enabled_probes, &probes, &engine_options, debug) {
-            Ok(engine) => engine,
-            Err(error) => {
-                complain(&format!("could not enable tracing: {error}"));
-                return EXIT_FATAL;
-            }
-        };
+    let mut engine = match KernelEngine::with_buffer_policy(
+        &verified,
+        &enabled_probes,
+        &probes,
+        &engine_options,
+        debug,
+        buffer_policy,
+    ) {
+        Ok(engine) => engine,
+        Err(error) => {
+            complain(&format!("could not enable tracing: {error}"));
+            return EXIT_FATAL;
+        }
+    };
     if !options.boolean(DtraceOption::QuietResize) && !options.boolean(DtraceOption::Quiet) {
         for notice in engine.resize_notices() {
             complain(&notice);
@@ -636,6 +655,7 @@ fn run_session(
             key_position: options.integer(DtraceOption::AggSortKeyPos).unwrap_or(0) as usize,
             aggregation_position: options.integer(DtraceOption::AggSortPos).unwrap_or(0) as usize,
         },
+        aggregation_display: AggregationDisplayOptions::from_options(options),
         droptags: options.boolean(DtraceOption::DropTags),
         switch_interval: Duration::from_nanos(
             options
@@ -646,7 +666,23 @@ fn run_session(
         target_pid: targets.target_pid().map(u64::from),
     };
     install_interrupt_handlers();
-    let mut session = Session::new(program, enabled_probes, settings, &mut *output);
+    let symbols = SystemSymbols::new(SystemSymbolOptions {
+        noresolve: options.boolean(DtraceOption::NoResolve),
+        ..SystemSymbolOptions::new(settings.target_pid)
+    });
+    let mut session = Session::with_symbol_resolver(
+        program,
+        enabled_probes,
+        settings,
+        &mut *output,
+        Rc::new(symbols),
+    );
+    session.set_aggregation_rate(Duration::from_nanos(
+        options
+            .rate_ns(DtraceOption::AggRate)
+            .unwrap_or(1_000_000_000),
+    ));
+    session.set_per_cpu_aggregations(options.boolean(DtraceOption::AggPerCpu));
     let quiet = options.boolean(DtraceOption::Quiet);
     let mut watch = TargetExitReporter { targets, quiet };
     match session.run(engine, &mut watch) {

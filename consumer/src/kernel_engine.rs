@@ -3,6 +3,12 @@
 //! program attached where the probe lives (the providers' `ProbeKind` says where), BEGIN
 //! and END fire through marker functions of this process, and records, aggregations and
 //! drop counters come back from the kernel's maps and perf rings.
+//!
+//! Buffer policies (`bufpolicy`, see `kernel_shim::runtime::BufferPolicy`): under `fill`
+//! the first record a CPU's buffer refuses stops tracing as `exit()` does — the session
+//! then stops, END fires into emptied buffers and prints, and every refused record is
+//! reported as a drop. Under `fill` and `ring` the records are printed only once tracing
+//! has stopped.
 
 use std::time::Duration;
 
@@ -10,10 +16,10 @@ use difvm::interp::engine::{AggregationEntry, DropCounters, EngineOptions};
 use difvm::object::{EnabledProbe, PROBE_ID_ERROR};
 use difvm::verify::VerifiedProgram;
 use kernel_shim::runtime::{
-    AttachTarget, ClockCpus, Marker, ProbeInstrumentation, ProbePlan, RuntimeOptions,
+    AttachTarget, BufferPolicy, ClockCpus, Marker, ProbeInstrumentation, ProbePlan, RuntimeOptions,
     RuntimeSession,
 };
-use kernel_shim::sys::{check_bpf_access, BpfAccessError, CpuClockRate};
+use kernel_shim::sys::{check_bpf_access, online_cpus, BpfAccessError, CpuClockRate};
 use kernel_shim::translate::{ContextKind, LayoutOptions, TaskStructOffsets, TracepointField};
 use providers::provider::{DtraceProbe, ProbeEntry, ProbeKind};
 use providers::tracefs::{mount_tracefs_if_missing, EventFormat};
@@ -160,7 +166,8 @@ pub fn probe_plan(probe: &ProbeEntry) -> Result<Option<ProbePlan>, String> {
     }))
 }
 
-/// The kernel engine's sizes from the interpreter's options (the same D options).
+/// The kernel engine's sizes from the interpreter's options (the same D options), with
+/// the `switch` buffer policy.
 pub fn runtime_options(options: &EngineOptions, keep_verifier_logs: bool) -> RuntimeOptions {
     RuntimeOptions {
         layout: LayoutOptions {
@@ -177,6 +184,7 @@ pub fn runtime_options(options: &EngineOptions, keep_verifier_logs: bool) -> Run
             ..LayoutOptions::default()
         },
         buffer_size: options.buffer_size,
+        buffer_policy: BufferPolicy::Switch,
         keep_verifier_logs,
     }
 }
@@ -210,6 +218,25 @@ impl KernelEngine {
         options: &EngineOptions,
         debug: bool,
     ) -> Result<KernelEngine, String> {
+        KernelEngine::with_buffer_policy(
+            program,
+            enabled_probes,
+            probes,
+            options,
+            debug,
+            BufferPolicy::Switch,
+        )
+    }
+
+    /// As [`KernelEngine::new`], with principal buffers that follow `buffer_policy`.
+    pub fn with_buffer_policy(
+        program: &VerifiedProgram,
+        enabled_probes: &[EnabledProbe],
+        probes: &[ProbeEntry],
+        options: &EngineOptions,
+        debug: bool,
+        buffer_policy: BufferPolicy,
+    ) -> Result<KernelEngine, String> {
         let mut plans = Vec::new();
         for enabled in enabled_probes {
             if enabled.probe_id == PROBE_ID_ERROR
@@ -229,20 +256,19 @@ impl KernelEngine {
                 plans.push(plan);
             }
         }
-        let session = RuntimeSession::new(
-            program,
-            enabled_probes,
-            &plans,
-            &runtime_options(options, debug),
-        )
-        .map_err(|error| {
-            let log = error.verifier_log();
-            if debug && !log.is_empty() {
-                format!("{error}\nverifier log:\n{}", log.trim_end())
-            } else {
-                error.to_string()
-            }
-        })?;
+        let runtime = RuntimeOptions {
+            buffer_policy,
+            ..runtime_options(options, debug)
+        };
+        let session =
+            RuntimeSession::new(program, enabled_probes, &plans, &runtime).map_err(|error| {
+                let log = error.verifier_log();
+                if debug && !log.is_empty() {
+                    format!("{error}\nverifier log:\n{}", log.trim_end())
+                } else {
+                    error.to_string()
+                }
+            })?;
         Ok(KernelEngine {
             session,
             exiting: false,
@@ -261,9 +287,13 @@ impl KernelEngine {
         self.session.verifier_logs()
     }
 
+    /// Notices an `exit()`, or under the `fill` policy a full buffer, which stops tracing
+    /// the same way.
     fn refresh_exit_flag(&mut self) {
         if !self.exiting {
-            self.exiting = self.session.exit_requested().unwrap_or(false);
+            self.exiting = self.session.exit_requested().unwrap_or(false)
+                || (self.session.buffer_policy() == BufferPolicy::Fill
+                    && self.session.principal_buffer_filled().unwrap_or(false));
         }
     }
 }
@@ -288,7 +318,40 @@ impl TracingEngine for KernelEngine {
     }
 
     fn drain_aggregations(&mut self) -> Vec<AggregationEntry> {
-        self.session.take_aggregations().unwrap_or_default()
+        // A failed read leaves the baseline as it was, so the next drain delivers what
+        // this one could not; it is reported all the same, since the last drain has no
+        // next one.
+        self.session.take_aggregations().unwrap_or_else(|error| {
+            eprintln!("dtrace: failed to snapshot aggregations: {error}");
+            Vec::new()
+        })
+    }
+
+    fn begin_aggregation_generation(
+        &mut self,
+        aggregation: u32,
+    ) -> Result<Vec<AggregationEntry>, String> {
+        self.session
+            .begin_aggregation_generation(aggregation)
+            .map_err(|error| format!("processing aborted: {error}"))
+    }
+
+    fn finish_aggregation_generation(&mut self, aggregation: u32, kept_keys: &[Vec<u8>]) {
+        self.session
+            .finish_aggregation_generation(aggregation, kept_keys);
+    }
+
+    fn keep_per_cpu_aggregations(&mut self) -> Vec<u32> {
+        self.session.keep_per_cpu_aggregations(true);
+        // Linux DTrace prints the online CPUs; per-CPU values exist for every possible one.
+        let possible = self.session.possible_cpus();
+        match online_cpus() {
+            Ok(online) => online
+                .into_iter()
+                .filter(|cpu| possible.contains(cpu))
+                .collect(),
+            Err(_) => possible.to_vec(),
+        }
     }
 
     fn exit_requested(&self) -> bool {

@@ -12,6 +12,7 @@ pub mod probe_listing;
 pub mod record;
 pub mod session;
 pub mod signals;
+pub mod symbolize;
 pub mod target_process;
 pub mod trace_output;
 pub mod vm_context;

@@ -19,7 +19,7 @@ use dlang::format::{
     Precision, Width,
 };
 
-use crate::aggregation_output::histogram::render_histogram;
+use crate::aggregation_output::histogram::{render_histogram, HistogramStyle};
 use crate::record::{sign_extend, RecordValue};
 use c_format::{
     format_bytes_as_string, format_character, format_float, format_signed, format_string,
@@ -37,6 +37,8 @@ pub struct AggregationValue<'a> {
     pub words: &'a [i64],
     /// The `normalize()` divisor; 1 when not normalized.
     pub normalization: u64,
+    /// How histogram values draw their bars (`aggzoom`, the `utf8` encoding).
+    pub histogram_style: HistogramStyle,
 }
 
 /// What printing needs besides the values.
@@ -227,7 +229,7 @@ impl ConversionItem<'_> {
             AggregationRule::Quantize
             | AggregationRule::LinearQuantize(_)
             | AggregationRule::LogLinearQuantize(_) => {
-                render_histogram(out, value.rule, value.words, normal);
+                render_histogram(out, value.rule, value.words, normal, value.histogram_style);
                 return Ok(());
             }
             AggregationRule::Count => AggregateInteger::Unsigned((word as u64) / normal),

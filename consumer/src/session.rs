@@ -5,29 +5,36 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
-use std::time::Duration;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
 
 use difvm::aggregation::AggregationRule;
 use difvm::interp::engine::{AggregationEntry, DropCounters};
 use difvm::object::{ActionKind, CompiledProgram, EnabledProbe, StatementRole};
 
 use crate::aggregation_output::{
-    AggregationLayoutOptions, AggregationPrinter, AggregationSortOptions, AggregationTable,
-    AggregationView,
+    AggregationDisplayOptions, AggregationLayoutOptions, AggregationPrinter,
+    AggregationSortOptions, AggregationTable, AggregationView, PerCpuValues,
 };
 use crate::engine::TracingEngine;
 use crate::messages::{drop_message, DropKind, RuntimeFault};
-use crate::printf::symbols::NoSymbols;
+use crate::printf::symbols::SymbolResolver;
 use crate::printf::PrintfContext;
 use crate::record::{decode_record, EnabledProbeIndex, RecordValue};
 use crate::signals::interrupt_count;
+use crate::symbolize::{SystemSymbolOptions, SystemSymbols};
 use crate::trace_output::{RecordContext, TraceOutputOptions, TraceRenderer};
+
+/// One entry of an aggregation table: encoded key tuple and value words.
+type TableEntry = (Vec<u8>, Vec<i64>);
 
 /// How the session prints and paces itself (from the options in effect).
 #[derive(Debug, Clone)]
 pub struct SessionSettings {
     pub trace: TraceOutputOptions,
     pub sort: AggregationSortOptions,
+    /// `aggzoom`, `agghist`, `aggpack` and the `utf8` encoding.
+    pub aggregation_display: AggregationDisplayOptions,
     /// Prefix drop messages with `[DTRACEDROP_*]`.
     pub droptags: bool,
     /// How long to wait between buffer reads (`switchrate`).
@@ -69,19 +76,46 @@ pub struct Session<'o> {
     settings: SessionSettings,
     renderer: TraceRenderer,
     aggregations: BTreeMap<u32, AggregationTable>,
+    /// The update and merge rule of every aggregation, by id.
+    aggregation_rules: BTreeMap<u32, AggregationRule>,
+    /// Keys `clear()` zeroed that no data has reached since: the first data replaces
+    /// their zeroes instead of merging with them, so that `min()` and `max()` show only
+    /// what happened after the clear.
+    cleared_keys: BTreeMap<u32, BTreeSet<Vec<u8>>>,
+    /// Each CPU's part of the entries, by aggregation id (`aggpercpu`).
+    per_cpu_values: Option<BTreeMap<u32, PerCpuValues>>,
+    per_cpu_requested: bool,
+    /// How often aggregations are snapshotted while tracing (`aggrate`).
+    aggregation_interval: Duration,
     printed_aggregations: BTreeSet<u32>,
     output: &'o mut dyn Write,
     exit_status: Option<i64>,
     reported_drops: DropCounters,
+    /// Turns the records' addresses into symbols (shared with the printers).
+    symbols: Rc<dyn SymbolResolver + 'o>,
 }
 
 impl<'o> Session<'o> {
-    /// A session printing `program`'s records to `output`.
+    /// A session printing `program`'s records to `output`, with the system's symbols
+    /// (watching the target process, if any, so that its stacks resolve after it exits).
     pub fn new(
         program: CompiledProgram,
         enabled_probes: Vec<EnabledProbe>,
         settings: SessionSettings,
         output: &'o mut dyn Write,
+    ) -> Session<'o> {
+        let symbols = SystemSymbols::new(SystemSymbolOptions::new(settings.target_pid));
+        Session::with_symbol_resolver(program, enabled_probes, settings, output, Rc::new(symbols))
+    }
+
+    /// A session printing `program`'s records to `output`, resolving addresses with
+    /// `symbols`.
+    pub fn with_symbol_resolver(
+        program: CompiledProgram,
+        enabled_probes: Vec<EnabledProbe>,
+        settings: SessionSettings,
+        output: &'o mut dyn Write,
+        symbols: Rc<dyn SymbolResolver + 'o>,
     ) -> Session<'o> {
         let renderer = TraceRenderer::new(settings.trace);
         let aggregations = program
@@ -89,17 +123,43 @@ impl<'o> Session<'o> {
             .iter()
             .map(|aggregation| (aggregation.id, AggregationTable::new()))
             .collect();
+        let aggregation_rules = program
+            .aggregations
+            .iter()
+            .filter_map(|aggregation| {
+                let rule = AggregationRule::new(&aggregation.function).ok()?;
+                Some((aggregation.id, rule))
+            })
+            .collect();
         Session {
             program,
             enabled_probes,
             settings,
             renderer,
             aggregations,
+            aggregation_rules,
+            cleared_keys: BTreeMap::new(),
+            per_cpu_values: None,
+            per_cpu_requested: false,
+            aggregation_interval: Duration::from_secs(1),
             printed_aggregations: BTreeSet::new(),
             output,
             exit_status: None,
             reported_drops: DropCounters::default(),
+            symbols,
         }
+    }
+
+    /// How often aggregations are snapshotted from the engine while tracing (`aggrate`,
+    /// 1hz by default), besides `printa()`, `clear()`, `trunc()` and the end. Zero
+    /// snapshots them at every buffer read.
+    pub fn set_aggregation_rate(&mut self, interval: Duration) {
+        self.aggregation_interval = interval;
+    }
+
+    /// Keeps and prints each CPU's part of every aggregation entry (`aggpercpu`).
+    pub fn set_per_cpu_aggregations(&mut self, keep: bool) {
+        self.per_cpu_requested = keep;
     }
 
     /// Runs the session to its end: BEGIN, consume until `exit()`, a signal or the end of
@@ -109,12 +169,29 @@ impl<'o> Session<'o> {
         engine: &mut dyn TracingEngine,
         targets: &mut dyn TargetWatch,
     ) -> Result<SessionOutcome, String> {
+        if self.per_cpu_requested {
+            let cpus = engine.keep_per_cpu_aggregations();
+            self.per_cpu_values = Some(
+                self.aggregations
+                    .keys()
+                    .map(|id| (*id, PerCpuValues::new(cpus.clone())))
+                    .collect(),
+            );
+        }
         engine.go()?;
         targets.tracing_started()?;
+        let mut last_aggregation_snapshot = Instant::now();
         loop {
             let buffers = engine.poll(self.settings.switch_interval);
             self.consume(engine, buffers)?;
             self.report_drops(engine);
+            // Aggregations are snapshotted at `aggrate` (after the records read, so that
+            // the clear()s and trunc()s they carry come first), which keeps the per-CPU
+            // parts and the kernel's baseline current between printa()s.
+            if last_aggregation_snapshot.elapsed() >= self.aggregation_interval {
+                self.absorb_aggregations(engine.drain_aggregations());
+                last_aggregation_snapshot = Instant::now();
+            }
             if interrupt_count() > 0 {
                 // dtrace(1) prints a newline when interrupted, to leave the ^C on its own line.
                 self.write("\n")?;
@@ -150,28 +227,124 @@ impl<'o> Session<'o> {
             .map_err(|error| format!("failed to write output: {error}"))
     }
 
-    /// Merges drained per-CPU aggregation data into the consumer's tables.
+    /// Merges drained per-CPU aggregation data into the consumer's tables. Keys a table
+    /// does not hold yet are gathered and sorted, then added in one bulk insertion when
+    /// they are many, which keeps a snapshot of a million new keys from walking the table
+    /// a million times.
     fn absorb_aggregations(&mut self, entries: Vec<AggregationEntry>) {
+        let mut fresh: BTreeMap<u32, Vec<TableEntry>> = BTreeMap::new();
         for entry in entries {
-            let Some(description) = self
-                .program
-                .aggregations
-                .iter()
-                .find(|a| a.id == entry.aggregation)
-            else {
+            let Some(rule) = self.aggregation_rules.get(&entry.aggregation) else {
                 continue;
             };
-            let Ok(rule) = AggregationRule::new(&description.function) else {
-                continue;
-            };
+            let replace = self
+                .cleared_keys
+                .get_mut(&entry.aggregation)
+                .is_some_and(|cleared| cleared.remove(&entry.key));
+            if let Some(per_cpu) = self
+                .per_cpu_values
+                .as_mut()
+                .and_then(|tables| tables.get_mut(&entry.aggregation))
+            {
+                per_cpu.absorb(rule, &entry.key, &entry.per_cpu, replace);
+            }
             let table = self.aggregations.entry(entry.aggregation).or_default();
             match table.entries.get_mut(&entry.key) {
+                Some(words) if replace => *words = entry.value,
                 Some(words) => rule.merge(words, &entry.value),
-                None => {
-                    table.entries.insert(entry.key, entry.value);
-                }
+                None => fresh
+                    .entry(entry.aggregation)
+                    .or_default()
+                    .push((entry.key, entry.value)),
             }
         }
+        for (aggregation, mut new_entries) in fresh {
+            let (Some(rule), Some(table)) = (
+                self.aggregation_rules.get(&aggregation),
+                self.aggregations.get_mut(&aggregation),
+            ) else {
+                continue;
+            };
+            // A key can come twice (changes held back by a clear(), then newer ones):
+            // the stable sort keeps them in delivery order for merging.
+            new_entries.sort_by(|left, right| left.0.cmp(&right.0));
+            let mut merged: Vec<TableEntry> = Vec::with_capacity(new_entries.len());
+            for (key, value) in new_entries {
+                match merged.last_mut() {
+                    Some((last, words)) if *last == key => rule.merge(words, &value),
+                    _ => merged.push((key, value)),
+                }
+            }
+            // Appending rebuilds the whole table, which pays only when it grows a lot.
+            if merged.len() * 8 < table.entries.len() {
+                table.entries.extend(merged);
+            } else {
+                let mut added: BTreeMap<Vec<u8>, Vec<i64>> = merged.into_iter().collect();
+                table.entries.append(&mut added);
+            }
+        }
+    }
+
+    /// `clear(@a)`: the values gathered so far become zero (the keys stay), and only
+    /// later data counts, for every function (`min()` and `max()` included).
+    fn clear_aggregation(
+        &mut self,
+        engine: &mut dyn TracingEngine,
+        aggregation: u32,
+    ) -> Result<(), String> {
+        let before = engine.begin_aggregation_generation(aggregation)?;
+        self.absorb_aggregations(before);
+        if let Some(table) = self.aggregations.get_mut(&aggregation) {
+            table.clear_values();
+            self.cleared_keys
+                .insert(aggregation, table.entries.keys().cloned().collect());
+        }
+        if let Some(per_cpu) = self
+            .per_cpu_values
+            .as_mut()
+            .and_then(|tables| tables.get_mut(&aggregation))
+        {
+            per_cpu.clear_values();
+        }
+        engine.finish_aggregation_generation(aggregation, &[]);
+        Ok(())
+    }
+
+    /// `trunc(@a)` or `trunc(@a, n)`: removes the entries not kept; a removed key that
+    /// comes back starts from nothing.
+    fn truncate_aggregation(
+        &mut self,
+        engine: &mut dyn TracingEngine,
+        aggregation: u32,
+        keep: Option<i64>,
+    ) -> Result<(), String> {
+        let before = engine.begin_aggregation_generation(aggregation)?;
+        self.absorb_aggregations(before);
+        let mut kept: Vec<Vec<u8>> = Vec::new();
+        if let (Some(table), Some(description), Some(rule)) = (
+            self.aggregations.get_mut(&aggregation),
+            self.program
+                .aggregations
+                .iter()
+                .find(|a| a.id == aggregation),
+            self.aggregation_rules.get(&aggregation),
+        ) {
+            table.truncate(rule, description, keep);
+            kept = table.entries.keys().cloned().collect();
+            let remaining = &table.entries;
+            if let Some(cleared) = self.cleared_keys.get_mut(&aggregation) {
+                cleared.retain(|key| remaining.contains_key(key));
+            }
+            if let Some(per_cpu) = self
+                .per_cpu_values
+                .as_mut()
+                .and_then(|tables| tables.get_mut(&aggregation))
+            {
+                per_cpu.retain_keys(|key| remaining.contains_key(key));
+            }
+        }
+        engine.finish_aggregation_generation(aggregation, &kept);
+        Ok(())
     }
 
     /// Processes buffers record by record, in buffer order.
@@ -251,9 +424,9 @@ impl<'o> Session<'o> {
         action: &difvm::object::Action,
         values: &[RecordValue<'_>],
     ) -> Result<(), String> {
-        let resolver = NoSymbols;
+        let resolver = Rc::clone(&self.symbols);
         let context = PrintfContext {
-            resolver: &resolver,
+            resolver: &*resolver,
             target_pid: self.settings.target_pid,
         };
         match kind {
@@ -270,25 +443,11 @@ impl<'o> Session<'o> {
                 self.print_aggregations(text, format.as_deref(), aggregations)?;
             }
             ActionKind::Clear { aggregation } => {
-                self.absorb_aggregations(engine.drain_aggregations());
-                if let Some(table) = self.aggregations.get_mut(aggregation) {
-                    table.clear_values();
-                }
+                self.clear_aggregation(engine, *aggregation)?;
             }
             ActionKind::Trunc { aggregation } => {
-                self.absorb_aggregations(engine.drain_aggregations());
                 let keep = values.first().and_then(RecordValue::as_i64);
-                if let (Some(table), Some(description)) = (
-                    self.aggregations.get_mut(aggregation),
-                    self.program
-                        .aggregations
-                        .iter()
-                        .find(|a| a.id == *aggregation),
-                ) {
-                    if let Ok(rule) = AggregationRule::new(&description.function) {
-                        table.truncate(&rule, description, keep);
-                    }
-                }
+                self.truncate_aggregation(engine, *aggregation, keep)?;
             }
             ActionKind::Normalize { aggregation } => {
                 let divisor = values.first().and_then(RecordValue::as_i64).unwrap_or(1);
@@ -331,14 +490,15 @@ impl<'o> Session<'o> {
         format: Option<&str>,
         ids: &[u32],
     ) -> Result<(), String> {
-        let resolver = NoSymbols;
+        let resolver = Rc::clone(&self.symbols);
         let printer = AggregationPrinter {
             sort: self.settings.sort,
             layout: AggregationLayoutOptions {
                 stack_indent: self.settings.trace.stack_indent,
                 raw_bytes: self.settings.trace.raw_bytes,
+                display: self.settings.aggregation_display,
             },
-            resolver: &resolver,
+            resolver: &*resolver,
         };
         let empty = AggregationTable::new();
         let mut views = Vec::new();
@@ -347,7 +507,15 @@ impl<'o> Session<'o> {
                 continue;
             };
             let table = self.aggregations.get(id).unwrap_or(&empty);
-            views.push(AggregationView::new(description, table).map_err(|e| e.to_string())?);
+            let per_cpu = self
+                .per_cpu_values
+                .as_ref()
+                .and_then(|tables| tables.get(id));
+            views.push(
+                AggregationView::new(description, table)
+                    .map_err(|e| e.to_string())?
+                    .with_per_cpu(per_cpu),
+            );
         }
         let printed = match format {
             None => printer.render_printa(text, &views),
@@ -369,14 +537,15 @@ impl<'o> Session<'o> {
     }
 
     fn print_unprinted_aggregations(&mut self) -> Result<(), String> {
-        let resolver = NoSymbols;
+        let resolver = Rc::clone(&self.symbols);
         let printer = AggregationPrinter {
             sort: self.settings.sort,
             layout: AggregationLayoutOptions {
                 stack_indent: self.settings.trace.stack_indent,
                 raw_bytes: self.settings.trace.raw_bytes,
+                display: self.settings.aggregation_display,
             },
-            resolver: &resolver,
+            resolver: &*resolver,
         };
         let mut views = Vec::new();
         for description in &self.program.aggregations {
@@ -389,7 +558,15 @@ impl<'o> Session<'o> {
             if table.entries.is_empty() {
                 continue;
             }
-            views.push(AggregationView::new(description, table).map_err(|e| e.to_string())?);
+            let per_cpu = self
+                .per_cpu_values
+                .as_ref()
+                .and_then(|tables| tables.get(&description.id));
+            views.push(
+                AggregationView::new(description, table)
+                    .map_err(|e| e.to_string())?
+                    .with_per_cpu(per_cpu),
+            );
         }
         if views.is_empty() {
             return Ok(());

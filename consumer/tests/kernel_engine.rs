@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use consumer::aggregation_output::AggregationSortOptions;
+use consumer::aggregation_output::{AggregationDisplayOptions, AggregationSortOptions};
 use consumer::catalog::RegistryCatalog;
 use consumer::engine::{TracingEngine, VirtualMachineEngine};
 use consumer::invocation::enable_statements;
@@ -96,6 +96,7 @@ fn settings(quiet: bool) -> SessionSettings {
             key_position: 0,
             aggregation_position: 0,
         },
+        aggregation_display: AggregationDisplayOptions::default(),
         droptags: false,
         switch_interval: Duration::from_millis(20),
         target_pid: None,

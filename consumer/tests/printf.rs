@@ -4,6 +4,7 @@
 
 use std::ffi::CString;
 
+use consumer::aggregation_output::histogram::HistogramStyle;
 use consumer::printf::c_format::{
     format_bytes_as_string, format_float, format_signed, format_unsigned, CFormatSpec, Radix,
 };
@@ -540,11 +541,13 @@ fn aggregation_values_in_printa_formats() {
                 rule: &count,
                 words: &[7],
                 normalization: 1,
+                histogram_style: HistogramStyle::default(),
             },
             AggregationValue {
                 rule: &sum,
                 words: &[-9],
                 normalization: 1,
+                histogram_style: HistogramStyle::default(),
             },
         ],
         &context,
@@ -564,11 +567,13 @@ fn aggregation_values_in_printa_formats() {
                 rule: &sum,
                 words: &[-9],
                 normalization: 3,
+                histogram_style: HistogramStyle::default(),
             },
             AggregationValue {
                 rule: &avg,
                 words: &[4, 10],
                 normalization: 1,
+                histogram_style: HistogramStyle::default(),
             },
         ],
         &context,
@@ -590,6 +595,7 @@ fn aggregation_values_in_printa_formats() {
             rule: &quantize,
             words: &buckets,
             normalization: 1,
+            histogram_style: HistogramStyle::default(),
         }],
         &context,
     )

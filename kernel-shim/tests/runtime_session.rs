@@ -1,7 +1,8 @@
 //! Live tests of the runtime session on real D programs compiled by `dlang::compile`:
 //! BEGIN and END through the markers, syscall entry and return through the shared
 //! dispatcher with exact counts, aggregation snapshots that add up across calls, the
-//! `exit()` flag, and a one-page buffer whose records plus counted drops equal the calls.
+//! `exit()` flag, a one-page buffer whose records plus counted drops equal the calls, and
+//! the `fill` and `ring` buffer policies.
 
 mod common;
 
@@ -14,7 +15,7 @@ use difvm::verify::{verify_program, VerifiedProgram};
 use dlang::compile::{compile, CompileOptions, ProgramSource};
 use dlang::probes::{ListCatalog, ProbeCatalog, ProbeInfo};
 use kernel_shim::runtime::{
-    Marker, ProbeInstrumentation, ProbePlan, RuntimeOptions, RuntimeSession,
+    BufferPolicy, Marker, ProbeInstrumentation, ProbePlan, RuntimeOptions, RuntimeSession,
 };
 use kernel_shim::translate::LayoutOptions;
 
@@ -98,6 +99,14 @@ fn plans() -> Vec<ProbePlan> {
 }
 
 fn session(text: &str, buffer_size: u64) -> (RuntimeSession, Vec<EnabledProbe>) {
+    session_with_policy(text, buffer_size, BufferPolicy::Switch)
+}
+
+fn session_with_policy(
+    text: &str,
+    buffer_size: u64,
+    buffer_policy: BufferPolicy,
+) -> (RuntimeSession, Vec<EnabledProbe>) {
     let (program, enabled) = compile_d(text);
     let options = RuntimeOptions {
         layout: LayoutOptions {
@@ -105,6 +114,7 @@ fn session(text: &str, buffer_size: u64) -> (RuntimeSession, Vec<EnabledProbe>) 
             ..LayoutOptions::default()
         },
         buffer_size,
+        buffer_policy,
         keep_verifier_logs: false,
     };
     let session = RuntimeSession::new(&program, &enabled, &plans(), &options)
@@ -262,8 +272,106 @@ fn missing_instrumentation_is_an_error() {
     let options = RuntimeOptions {
         layout: LayoutOptions::default(),
         buffer_size: 4096,
+        buffer_policy: BufferPolicy::Switch,
         keep_verifier_logs: false,
     };
     let error = RuntimeSession::new(&program, &enabled, &[], &options).expect_err("no plan");
     assert!(error.to_string().contains("no instrumentation"), "{error}");
+}
+
+/// Moves the calling thread to the first CPU it may run on, so that every record it
+/// causes lands in one CPU's buffer.
+fn stay_on_one_cpu() {
+    // SAFETY: zeroed cpu_set_t values are valid empty sets; the calls only read and write
+    // the sets passed.
+    unsafe {
+        let mut allowed: libc::cpu_set_t = std::mem::zeroed();
+        let size = std::mem::size_of::<libc::cpu_set_t>();
+        assert_eq!(libc::sched_getaffinity(0, size, &mut allowed), 0);
+        let cpu = (0..libc::CPU_SETSIZE as usize)
+            .find(|cpu| libc::CPU_ISSET(*cpu, &allowed))
+            .expect("some CPU");
+        let mut only: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut only);
+        assert_eq!(libc::sched_setaffinity(0, size, &only), 0);
+    }
+}
+
+/// The traced values of 16-byte records (`trace()` of one 8-byte integer), all CPUs'
+/// buffers in the order given.
+fn traced_values(buffers: &[(u32, Vec<u8>)]) -> Vec<i64> {
+    buffers
+        .iter()
+        .flat_map(|(_, buffer)| buffer.chunks(16))
+        .map(|record| i64::from_le_bytes(record[8..16].try_into().unwrap()))
+        .collect()
+}
+
+/// One getppid entry clause tracing a global sequence number, and END tracing a mark.
+fn sequence_program() -> String {
+    let tid = thread_id();
+    format!(
+        "syscall::getppid:entry /tid == {tid}/ {{ trace(n++); }}
+         END {{ trace(1000000); }}"
+    )
+}
+
+#[test]
+fn fill_policy_keeps_the_first_records_and_counts_the_rest_as_drops() {
+    if !bpf_available("fill_policy_keeps_the_first_records_and_counts_the_rest_as_drops") {
+        return;
+    }
+    stay_on_one_cpu();
+    let (mut session, _) = session_with_policy(&sequence_program(), 4096, BufferPolicy::Fill);
+    session.start().unwrap_or_else(|error| panic!("{error}"));
+    const CALLS: usize = 2000;
+    call_getppid(CALLS);
+    assert!(session.take_records().is_empty(), "read before the end");
+    assert!(session.principal_buffer_filled().expect("counters"));
+    session.stop();
+    let values = traced_values(&session.take_records());
+    let (end, values) = values.split_last().expect("records");
+    assert_eq!(*end, 1_000_000, "END's record comes last");
+    assert!(!values.is_empty());
+    let expected: Vec<i64> = (0..values.len() as i64).collect();
+    assert_eq!(values, expected, "the first records, in order");
+    let dropped: u64 = session
+        .drop_counters()
+        .expect("drops")
+        .principal
+        .values()
+        .sum();
+    assert_eq!(values.len() as u64 + dropped, CALLS as u64);
+    assert_eq!(session.unexplained_bytes(), 0);
+}
+
+#[test]
+fn ring_policy_keeps_the_last_records_without_drops() {
+    if !bpf_available("ring_policy_keeps_the_last_records_without_drops") {
+        return;
+    }
+    stay_on_one_cpu();
+    let (mut session, _) = session_with_policy(&sequence_program(), 4096, BufferPolicy::Ring);
+    session.start().unwrap_or_else(|error| panic!("{error}"));
+    const CALLS: usize = 2000;
+    call_getppid(CALLS);
+    assert!(session.take_records().is_empty(), "read before the end");
+    assert!(!session.principal_buffer_filled().expect("counters"));
+    session.stop();
+    let values = traced_values(&session.take_records());
+    let (end, values) = values.split_last().expect("records");
+    assert_eq!(*end, 1_000_000, "END's record comes last");
+    // A 4096-byte ring of 32-byte samples (16 bytes of record, 16 of perf framing).
+    assert!(
+        values.len() > 64 && values.len() < CALLS,
+        "{} records",
+        values.len()
+    );
+    let first = CALLS as i64 - values.len() as i64;
+    let expected: Vec<i64> = (first..CALLS as i64).collect();
+    assert_eq!(values, expected, "the last records, in order");
+    let drops = session.drop_counters().expect("drops");
+    assert!(drops.principal.is_empty(), "{drops:?}");
+    assert!(session.take_records().is_empty(), "read once");
+    assert_eq!(session.unexplained_bytes(), 0);
 }

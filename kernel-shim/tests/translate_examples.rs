@@ -117,6 +117,7 @@ fn load_every_probe(
         principal: fd_of("dtrace_buffers").unwrap(),
         dynamic: fd_of("dtrace_dynvars"),
         aggregations: fd_of("dtrace_aggs"),
+        aggregation_generations: fd_of("dtrace_agggen"),
         speculations: fd_of("dtrace_specs"),
     };
     let enabled = enabled_probes(program, catalog);

@@ -69,6 +69,7 @@ fn fds() -> MapFds {
         principal: 14,
         dynamic: Some(15),
         aggregations: Some(16),
+        aggregation_generations: Some(18),
         speculations: Some(17),
     }
 }
@@ -162,16 +163,21 @@ fn map_specifications_follow_the_program_and_options() {
             "dtrace_counters",
             "dtrace_buffers",
             "dtrace_dynvars",
-            "dtrace_aggs"
+            "dtrace_aggs",
+            "dtrace_agggen"
         ]
     );
     assert_eq!(specs[0].max_entries, 4);
     assert_eq!(specs[0].value_size, layout.state.size);
     assert_eq!(specs[4].map_type, MapType::PerfEventArray);
     assert_eq!(specs[6].map_type, MapType::PercpuHash);
-    // quantize: the update count and 127 buckets.
-    assert_eq!(specs[6].value_size, 8 + 127 * 8);
+    // quantize: the update count, the generation and 127 buckets.
+    assert_eq!(specs[6].value_size, 16 + 127 * 8);
     assert_eq!(specs[6].key_size, 8);
+    // One generation per aggregation id (id 1 is the largest).
+    assert_eq!(specs[7].map_type, MapType::Array);
+    assert_eq!((specs[7].key_size, specs[7].value_size), (4, 8));
+    assert_eq!(specs[7].max_entries, 2);
     assert_eq!(
         layout.aggregation_key(1, &[]).unwrap(),
         vec![1, 0, 0, 0, 0, 0, 0, 0]

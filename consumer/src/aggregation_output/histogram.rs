@@ -1,6 +1,9 @@
 //! The text histograms of `quantize()`, `lquantize()` and `llquantize()` values: the
-//! header line, the choice of rows, the bucket labels and the `@` bars, byte for byte as
-//! DTrace's `dt_print_quantize`/`dt_print_lquantize` and `dt_print_quantline` print them.
+//! header line, the choice of rows, the bucket labels and the bars, byte for byte as
+//! DTrace's `dt_print_quantize`/`dt_print_lquantize`, `dt_print_quanthdr`,
+//! `dt_quantize_total` and `dt_print_quantline` print them, including the `aggzoom`
+//! scaling and the Unicode bars of the `utf8` encoding (`dt_print_quantline_utf8`).
+//! The bar drawing is shared with the `agghist` display (see `value_histogram`).
 
 use difvm::aggregation::{
     quantize_bucket_value, AggregationRule, BucketLabel, QUANTIZE_BUCKET_COUNT,
@@ -12,6 +15,30 @@ use crate::printf::c_format::push_repeated;
 /// Width of a full bar; bars of histograms with both signs are half as wide.
 const BAR_WIDTH: usize = 40;
 
+/// DTrace's `DTRACE_AGGZOOM_MAX`: with `aggzoom`, the largest bar is scaled to this
+/// fraction of the full width.
+pub const AGGZOOM_MAXIMUM_HEIGHT: f64 = 0.95;
+
+/// The Unicode block element drawn for a whole cell of a `utf8` bar (U+2588, full
+/// block), and the one for the smallest partial cell (U+258F, left one eighth block);
+/// partial cells of k eighths use U+258F − (k − 1).
+const UTF8_FULL_BLOCK: u32 = 0x2588;
+const UTF8_LEFT_EIGHTH_BLOCK: u32 = 0x258f;
+/// How many partial widths a `utf8` bar cell has (`DTRACE_AGGUTF8_LEVELS`).
+const UTF8_BLOCK_LEVELS: f64 = 8.0;
+
+/// How bars are drawn: the options that change DTrace's histograms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct HistogramStyle {
+    /// `aggzoom`: scale bars against the largest count (divided by
+    /// [`AGGZOOM_MAXIMUM_HEIGHT`]) instead of the sum of all counts.
+    pub zoom: bool,
+    /// The `utf8` encoding (`-x encoding=utf8`): bars of histograms without negative
+    /// counts are drawn with Unicode block elements, in eighths of a cell. DTrace only
+    /// does this when the encoding is set explicitly, so ASCII `@` bars are the default.
+    pub utf8: bool,
+}
+
 /// Appends the histogram of a quantization value (`words` are its bucket counts),
 /// starting with the empty line and the header. Counts are divided by `normalization`
 /// for display; the bars are not.
@@ -20,6 +47,7 @@ pub fn render_histogram(
     rule: &AggregationRule,
     words: &[i64],
     normalization: u64,
+    style: HistogramStyle,
 ) {
     let normalization = normalization.max(1);
     let (first, last) = match rule {
@@ -32,11 +60,8 @@ pub fn render_histogram(
         _ => return,
     };
     let rows = words.get(first..=last).unwrap_or(&[]);
-    let bars = BarScale::new(rows);
-    out.push_str(&format!(
-        "\n{:>16} {:>41} {:<9}\n",
-        "value", "------------- Distribution -------------", "count"
-    ));
+    let bars = BarScale::of_rows(rows, style);
+    render_histogram_header(out, 0);
     for (index, &count) in (first..=last).zip(rows) {
         let label = match rule {
             AggregationRule::Quantize => quantize_bucket_value(index).to_string(),
@@ -59,6 +84,21 @@ pub fn render_histogram(
         out.push_str(&format!("{:>16} ", label));
         bars.render_row(out, count, normalization);
     }
+}
+
+/// Appends DTrace's histogram header (`dt_print_quanthdr`): an empty line, then
+/// `"%*s %41s %-9s\n"` with `value` right-aligned in 16 columns, or, for the `agghist`
+/// display, `key` right-aligned in `key_width` columns (when the aggregation has keys).
+pub fn render_histogram_header(out: &mut String, key_width: usize) {
+    let (width, title) = if key_width == 0 {
+        (16, "value")
+    } else {
+        (key_width, "key")
+    };
+    out.push_str(&format!(
+        "\n{:>width$} {:>41} {:<9}\n",
+        title, "------------- Distribution -------------", "count"
+    ));
 }
 
 /// The text of a bucket label.
@@ -101,45 +141,78 @@ fn rows_around_data(words: &[i64], empty: (usize, usize)) -> (usize, usize) {
     }
 }
 
-/// How bars are drawn for one histogram: the total of the printed rows' absolute counts
-/// and which signs occur.
-struct BarScale {
-    total: f64,
-    positives: bool,
-    negatives: bool,
+/// Adds one count to the total that bars are scaled against, as DTrace's
+/// `dt_quantize_total` does: the sum of the absolute counts, or with `aggzoom` the
+/// largest absolute count divided by [`AGGZOOM_MAXIMUM_HEIGHT`], so that the largest
+/// bar is about 95% of the width.
+pub fn add_to_bar_total(total: &mut f64, count: i64, zoom: bool) {
+    let magnitude = (count as f64).abs();
+    if !zoom {
+        *total += magnitude;
+        return;
+    }
+    let scaled = magnitude * (1.0 / AGGZOOM_MAXIMUM_HEIGHT);
+    if *total < scaled {
+        *total = scaled;
+    }
+}
+
+/// How bars are drawn for one histogram: the total that counts are scaled against,
+/// which signs occur, and whether `utf8` bars are drawn.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BarScale {
+    pub total: f64,
+    pub positives: bool,
+    pub negatives: bool,
+    pub utf8: bool,
 }
 
 impl BarScale {
-    fn new(rows: &[i64]) -> BarScale {
+    /// The scale of a histogram's printed rows.
+    pub fn of_rows(rows: &[i64], style: HistogramStyle) -> BarScale {
+        let mut total = 0.0;
+        for &count in rows {
+            add_to_bar_total(&mut total, count, style.zoom);
+        }
         BarScale {
-            total: rows.iter().map(|&count| (count as f64).abs()).sum(),
+            total,
             positives: rows.iter().any(|&count| count > 0),
             negatives: rows.iter().any(|&count| count < 0),
+            utf8: style.utf8,
         }
     }
 
-    /// Bar length for `count` out of `width` characters.
-    fn depth(&self, count: i64, width: usize) -> usize {
+    /// `|count| × width / total`, the unrounded bar length (0 when the total is 0).
+    fn fraction(&self, count: i64, width: usize) -> f64 {
         if self.total == 0.0 {
-            return 0;
+            return 0.0;
         }
-        let fraction = (count as f64).abs() * width as f64 / self.total;
-        ((fraction + 0.5) as usize).min(width)
+        (count as f64).abs() * width as f64 / self.total
     }
 
-    /// Appends a row's bar and count (DTrace divides the count by the normalization in
-    /// unsigned arithmetic and prints it signed).
-    fn render_row(&self, out: &mut String, count: i64, normalization: u64) {
-        let shown = ((count as u64) / normalization) as i64;
+    /// Bar length for `count` out of `width` characters, rounded to the nearest.
+    fn depth(&self, count: i64, width: usize) -> usize {
+        ((self.fraction(count, width) + 0.5) as usize).min(width)
+    }
+
+    /// Appends a row's bar and count and the newline (DTrace's `dt_print_quantline`).
+    /// DTrace divides the count by the normalization in unsigned arithmetic and prints
+    /// it signed; the bar uses the undivided count.
+    pub fn render_row(&self, out: &mut String, count: i64, normalization: u64) {
+        let shown = ((count as u64) / normalization.max(1)) as i64;
         if !self.negatives {
-            let depth = if self.positives {
-                self.depth(count, BAR_WIDTH)
+            if self.positives && self.utf8 {
+                self.render_utf8_row(out, count);
             } else {
-                0
-            };
-            out.push('|');
-            push_repeated(out, '@', depth);
-            push_repeated(out, ' ', BAR_WIDTH - depth);
+                let depth = if self.positives {
+                    self.depth(count, BAR_WIDTH)
+                } else {
+                    0
+                };
+                out.push('|');
+                push_repeated(out, '@', depth);
+                push_repeated(out, ' ', BAR_WIDTH - depth);
+            }
             out.push_str(&format!(" {:<9}\n", shown));
         } else if !self.positives {
             let depth = self.depth(count, BAR_WIDTH);
@@ -162,5 +235,24 @@ impl BarScale {
             }
             out.push_str(&format!(" {:<9}\n", shown));
         }
+    }
+
+    /// The bar of `dt_print_quantline_utf8`: `|`, a full block per whole cell of the
+    /// (unrounded) length, a partial block for the truncated eighths left over, and
+    /// spaces to the full width.
+    fn render_utf8_row(&self, out: &mut String, count: i64) {
+        let length = self.fraction(count, BAR_WIDTH).min(BAR_WIDTH as f64);
+        let whole = length as usize;
+        let eighths = ((length - whole as f64) * UTF8_BLOCK_LEVELS) as u32;
+        out.push('|');
+        let full = char::from_u32(UTF8_FULL_BLOCK).unwrap_or('@');
+        push_repeated(out, full, whole);
+        let mut used = whole;
+        if eighths != 0 {
+            let partial = char::from_u32(UTF8_LEFT_EIGHTH_BLOCK - (eighths - 1)).unwrap_or('@');
+            out.push(partial);
+            used += 1;
+        }
+        push_repeated(out, ' ', BAR_WIDTH.saturating_sub(used));
     }
 }

@@ -28,6 +28,12 @@ pub trait SymbolResolver {
     fn kernel_symbol(&self, address: u64) -> Option<SymbolLookup>;
     /// Looks up a user address of process `pid` (0 when no process is known).
     fn user_symbol(&self, pid: u64, address: u64) -> Option<SymbolLookup>;
+    /// The text of user stack frame `address` of process `pid` when the resolver
+    /// prints frames without their symbols (`-x noresolve`: `object:0xoffset`), or None
+    /// to print the frame from [`SymbolResolver::user_symbol`] as usual.
+    fn unresolved_user_frame(&self, _pid: u64, _address: u64) -> Option<String> {
+        None
+    }
 }
 
 /// A resolver that knows no symbols.
@@ -164,7 +170,10 @@ pub fn render_user_stack(
     out.push('\n');
     for pc in frames.iter() {
         push_repeated(out, ' ', indent);
-        format_string(out, spec, &user_address_text(resolver, pid, pc));
+        let frame = resolver
+            .unresolved_user_frame(pid, pc)
+            .unwrap_or_else(|| user_address_text(resolver, pid, pc));
+        format_string(out, spec, &frame);
         out.push('\n');
     }
 }

@@ -202,6 +202,9 @@ pub struct AggregationEntry {
     pub key: Vec<u8>,
     /// The value words, laid out as [`crate::aggregation`] describes.
     pub value: Vec<i64>,
+    /// Each CPU's part of `value` as (CPU, words), when the engine was asked to keep
+    /// per-CPU values (`aggpercpu`); empty otherwise.
+    pub per_cpu: Vec<(u32, Vec<i64>)>,
 }
 
 /// The read-only part of a session.
@@ -479,6 +482,7 @@ impl Engine {
                 aggregation,
                 key,
                 value,
+                per_cpu: Vec::new(),
             })
             .collect()
     }
@@ -539,6 +543,7 @@ fn entries_of(aggregations: &BTreeMap<(u32, Vec<u8>), Vec<i64>>) -> Vec<Aggregat
             aggregation: *aggregation,
             key: key.clone(),
             value: value.clone(),
+            per_cpu: Vec::new(),
         })
         .collect()
 }

@@ -9,18 +9,25 @@
 //! before the next sample that fits. The reader loads `data_head` with acquire ordering
 //! (the kernel's samples before it are then visible) and stores `data_tail` with release
 //! ordering (the kernel may reuse the space only after the reader is done with it).
+//!
+//! Under the `ring` buffer policy the rings are overwritable instead: the events write
+//! backward and are mapped read-only, so the kernel never runs out of room and replaces
+//! the oldest samples; the reader pauses a ring, walks it from `data_head` (the newest
+//! sample) to the oldest whole one, and resumes it. It remembers the head it read up to,
+//! so that a later read returns only what was written since.
 
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use super::buffer_policy::BufferPolicy;
 use super::buffer_size::{lowered_size_notice, ring_data_size};
 use super::error::RuntimeError;
-use super::perf_ring::{walk_records, PerfRecord, RingMemory};
+use super::perf_ring::{walk_overwritten_records, walk_records, PerfRecord, RingMemory};
 use crate::sys::{
-    online_cpus, perf_event_open_bpf_output, possible_cpu_count, MapFd, MapType, PerfEventFd,
-    SysError, BPF_ANY,
+    online_cpus, perf_event_open_bpf_output, perf_event_open_bpf_output_overwritable,
+    possible_cpu_count, MapFd, MapType, PerfEventFd, SysError, BPF_ANY,
 };
 
 /// Offsets in `struct perf_event_mmap_page` (include/uapi/linux/perf_event.h).
@@ -52,16 +59,27 @@ struct MappedRing {
 unsafe impl Send for MappedRing {}
 
 impl MappedRing {
-    fn map(event: &PerfEventFd, data_size: usize) -> Result<MappedRing, SysError> {
+    /// Maps the ring of `event`. A read-only mapping makes the kernel overwrite the oldest
+    /// samples rather than drop new ones (the reader cannot move `data_tail`).
+    fn map(
+        event: &PerfEventFd,
+        data_size: usize,
+        overwritable: bool,
+    ) -> Result<MappedRing, SysError> {
         let page = page_size();
         let mapped_length = page + data_size;
+        let protection = if overwritable {
+            libc::PROT_READ
+        } else {
+            libc::PROT_READ | libc::PROT_WRITE
+        };
         // SAFETY: a fresh shared mapping of a perf event descriptor we own; the kernel
         // checks the length (one metadata page plus a power of two of data pages).
         let address = unsafe {
             libc::mmap(
                 std::ptr::null_mut(),
                 mapped_length,
-                libc::PROT_READ | libc::PROT_WRITE,
+                protection,
                 libc::MAP_SHARED,
                 event.raw_fd(),
                 0,
@@ -126,7 +144,8 @@ impl RingMemory for MappedRing {
             return;
         }
         // SAFETY: in bounds of the data area; the bytes between tail and head are not
-        // written by the kernel until the tail moves past them.
+        // written by the kernel until the tail moves past them, and an overwritable ring
+        // is paused while it is read. Either way the copy is of plain bytes.
         unsafe {
             std::ptr::copy_nonoverlapping(
                 self.base.as_ptr().add(self.data_offset + offset),
@@ -151,6 +170,9 @@ struct CpuRing {
     ring: MappedRing,
     /// Declared after the ring so that the mapping goes first (either order is valid).
     event: PerfEventFd,
+    /// For an overwritable ring, the head the last read started from: the next read
+    /// stops there. The kernel's head starts at 0.
+    read_head: u64,
     lost: u64,
     malformed: u64,
 }
@@ -171,6 +193,7 @@ pub struct PerfBufferSet {
     /// which they were filled closes, so the set keeps it for as long as the rings live.
     map: MapFd,
     epoll: OwnedFd,
+    policy: BufferPolicy,
     requested_size: u64,
     granted_size: u64,
     scratch: Vec<u8>,
@@ -181,6 +204,7 @@ impl std::fmt::Debug for PerfBufferSet {
         f.debug_struct("PerfBufferSet")
             .field("cpus", &self.cpus())
             .field("granted_size", &self.granted_size)
+            .field("policy", &self.policy)
             .finish()
     }
 }
@@ -190,8 +214,19 @@ impl PerfBufferSet {
     /// on every online CPU and stores each event in `map` (a `PERF_EVENT_ARRAY` with a slot
     /// per possible CPU) at its CPU's index. When the kernel refuses the memory, the size
     /// is halved until it fits (`bufresize=auto`). The set keeps `map`: its slots stay
-    /// filled only while the descriptor that filled them is open.
+    /// filled only while the descriptor that filled them is open. The rings are those of
+    /// the `switch` policy.
     pub fn open(map: MapFd, requested_size: u64) -> Result<PerfBufferSet, RuntimeError> {
+        PerfBufferSet::open_with_policy(map, requested_size, BufferPolicy::Switch)
+    }
+
+    /// As [`PerfBufferSet::open`], with rings suited to `policy`: overwritable ones for
+    /// `ring`, which wake no reader; the others wake a waiting reader when half full.
+    pub fn open_with_policy(
+        map: MapFd,
+        requested_size: u64,
+        policy: BufferPolicy,
+    ) -> Result<PerfBufferSet, RuntimeError> {
         let definition = map.definition();
         if definition.map_type != MapType::PerfEventArray {
             return Err(RuntimeError::invalid(
@@ -212,7 +247,7 @@ impl PerfBufferSet {
         let page = page_size() as u64;
         let mut data_size = ring_data_size(requested_size, page);
         loop {
-            match PerfBufferSet::open_sized(&map, data_size) {
+            match PerfBufferSet::open_sized(&map, data_size, policy) {
                 Ok(rings) => {
                     // SAFETY: epoll_create1 takes no pointers.
                     let epoll = unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) };
@@ -221,7 +256,14 @@ impl PerfBufferSet {
                     }
                     // SAFETY: a descriptor the kernel just returned to us.
                     let epoll = unsafe { OwnedFd::from_raw_fd(epoll) };
-                    for (index, ring) in rings.iter().enumerate() {
+                    // Overwritable rings are read only at the end, so waiting on them
+                    // would only wake the reader for nothing; `wait` then just sleeps.
+                    let waited_on = if policy == BufferPolicy::Ring {
+                        &rings[..0]
+                    } else {
+                        &rings[..]
+                    };
+                    for (index, ring) in waited_on.iter().enumerate() {
                         let mut event = libc::epoll_event {
                             events: libc::EPOLLIN as u32,
                             u64: index as u64,
@@ -247,6 +289,7 @@ impl PerfBufferSet {
                         rings,
                         map,
                         epoll,
+                        policy,
                         requested_size,
                         granted_size: data_size,
                         scratch: Vec::new(),
@@ -265,16 +308,25 @@ impl PerfBufferSet {
         }
     }
 
-    fn open_sized(map: &MapFd, data_size: u64) -> Result<Vec<CpuRing>, SysError> {
+    fn open_sized(
+        map: &MapFd,
+        data_size: u64,
+        policy: BufferPolicy,
+    ) -> Result<Vec<CpuRing>, SysError> {
         let mut rings = Vec::new();
         let data_size = usize::try_from(data_size)
             .map_err(|_| SysError::invalid("sizing the principal buffers", "too large"))?;
         // Wake a waiting reader when a ring is half full; otherwise it reads at its own
         // pace (`switchrate`).
         let watermark = u32::try_from(data_size / 2).unwrap_or(u32::MAX);
+        let overwritable = policy == BufferPolicy::Ring;
         for cpu in online_cpus()? {
-            let event = perf_event_open_bpf_output(cpu, watermark)?;
-            let ring = MappedRing::map(&event, data_size)?;
+            let event = if overwritable {
+                perf_event_open_bpf_output_overwritable(cpu)?
+            } else {
+                perf_event_open_bpf_output(cpu, watermark)?
+            };
+            let ring = MappedRing::map(&event, data_size, overwritable)?;
             map.update(
                 &cpu.to_ne_bytes(),
                 &(event.raw_fd() as u32).to_ne_bytes(),
@@ -284,6 +336,7 @@ impl PerfBufferSet {
                 cpu,
                 ring,
                 event,
+                read_head: 0,
                 lost: 0,
                 malformed: 0,
             });
@@ -299,6 +352,11 @@ impl PerfBufferSet {
     /// The CPUs that have a buffer, in order.
     pub fn cpus(&self) -> Vec<u32> {
         self.rings.iter().map(|ring| ring.cpu).collect()
+    }
+
+    /// The buffer policy the rings were opened for.
+    pub fn policy(&self) -> BufferPolicy {
+        self.policy
     }
 
     /// The per-CPU size asked for.
@@ -342,36 +400,57 @@ impl PerfBufferSet {
     }
 
     /// Reads everything the rings hold now, CPU by CPU, handing each sample and each lost
-    /// count to `sink` with its CPU, and frees the space for the kernel.
+    /// count to `sink` with its CPU, and frees the space for the kernel. An overwritable
+    /// ring (`ring` policy) is paused while it is read and hands over, oldest first, the
+    /// whole samples it still holds among those written since the previous read.
     pub fn drain(&mut self, sink: &mut dyn FnMut(u32, BufferEvent<'_>)) {
+        let overwritable = self.policy == BufferPolicy::Ring;
         for ring in &mut self.rings {
-            let head = ring.ring.head();
-            let tail = ring.ring.tail();
-            if head == tail {
-                continue;
-            }
             let cpu = ring.cpu;
             let mut lost = 0;
             let mut malformed = 0;
-            let new_tail =
-                walk_records(
+            let mut deliver = |record: PerfRecord<'_>| match record {
+                PerfRecord::Sample(data) => sink(cpu, BufferEvent::Sample(data)),
+                PerfRecord::Lost(count) => {
+                    lost += count;
+                    sink(cpu, BufferEvent::Lost(count));
+                }
+                PerfRecord::Other { .. } => {}
+                PerfRecord::Malformed { .. } => malformed += 1,
+            };
+            if overwritable {
+                let head = ring.ring.head();
+                if head == ring.read_head {
+                    continue;
+                }
+                // A failed pause leaves the ring writable during the walk; the session
+                // reads these rings only once its probes are detached, so nothing writes
+                // them then anyway.
+                let paused = ring.event.pause_output(true).is_ok();
+                let head = ring.ring.head();
+                walk_overwritten_records(
                     &ring.ring,
-                    tail,
                     head,
+                    ring.read_head,
                     &mut self.scratch,
-                    &mut |record| match record {
-                        PerfRecord::Sample(data) => sink(cpu, BufferEvent::Sample(data)),
-                        PerfRecord::Lost(count) => {
-                            lost += count;
-                            sink(cpu, BufferEvent::Lost(count));
-                        }
-                        PerfRecord::Other { .. } => {}
-                        PerfRecord::Malformed { .. } => malformed += 1,
-                    },
+                    &mut deliver,
                 );
+                ring.read_head = head;
+                if paused {
+                    let _ = ring.event.pause_output(false);
+                }
+            } else {
+                let head = ring.ring.head();
+                let tail = ring.ring.tail();
+                if head == tail {
+                    continue;
+                }
+                let new_tail =
+                    walk_records(&ring.ring, tail, head, &mut self.scratch, &mut deliver);
+                ring.ring.set_tail(new_tail);
+            }
             ring.lost += lost;
             ring.malformed += malformed;
-            ring.ring.set_tail(new_tail);
         }
     }
 

@@ -7,26 +7,38 @@
 //! translates and loads every probe's program, so that a program the kernel refuses is
 //! reported before anything runs. `start` attaches BEGIN and END, fires BEGIN, then
 //! attaches every other probe, so BEGIN fires before any other probe. `stop` detaches
-//! every probe but END, fires END, and detaches END, so no probe records after END.
+//! every probe but END, reads the principal buffers, fires END, and detaches END, so no
+//! probe records after END, END finds the buffers empty (classic DTrace reserves room for
+//! END's records in a `fill` buffer; here the whole buffer is free for them), and END's
+//! records come after every other CPU's, as dtrace(1) consumes the END CPU last.
+//!
+//! Buffer policies (`bufpolicy`): under `switch` the records are read whenever the
+//! consumer asks; under `fill` and `ring` only once tracing has stopped (`take_records`
+//! returns nothing before), as classic DTrace snapshots such buffers only then. `fill`
+//! rings are ordinary perf rings that nobody empties: the first record that does not fit
+//! counts a principal drop, which the consumer sees through `principal_buffer_filled`
+//! and treats as `exit()`. `ring` rings are overwritable.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use difvm::aggregation::AggregationRule;
 use difvm::interp::engine::{AggregationEntry, DropCounters};
 use difvm::object::{CompiledProgram, EnabledProbe, PROBE_ID_ERROR};
 use difvm::verify::VerifiedProgram;
 
 use super::aggregation_snapshot::AggregationBaseline;
 use super::attach::{attach, AttachTarget, Attachment};
+use super::buffer_policy::BufferPolicy;
 use super::error::RuntimeError;
 use super::markers::{session_filter_prologue, Marker};
 use super::perf_buffer::{BufferEvent, PerfBufferSet};
 use super::records::RecordSizes;
 use super::syscall_dispatch::SyscallDispatch;
 use crate::sys::{
-    bpf_map_create, bpf_raw_tracepoint_open, possible_cpu_count, LinkFd, MapFd, ProgFd, SysError,
-    BPF_ANY, BPF_LOG_LEVEL1,
+    bpf_map_create, bpf_raw_tracepoint_open, per_cpu_value_stride, possible_cpu_count,
+    possible_cpus, LinkFd, MapFd, ProgFd, SysError, BPF_ANY, BPF_LOG_LEVEL1,
 };
 use crate::translate::layout::{
     COUNTER_AGGREGATION_DROPS, COUNTER_DYNAMIC_DROPS, COUNTER_ERROR_IN_ERROR_PROBE,
@@ -68,6 +80,8 @@ pub struct RuntimeOptions {
     pub layout: LayoutOptions,
     /// `bufsize`: principal buffer bytes per CPU.
     pub buffer_size: u64,
+    /// `bufpolicy`: how the principal buffers fill and when they are read.
+    pub buffer_policy: BufferPolicy,
     /// Keep the verifier log of every program, not only of refused ones (`-x debug`).
     pub keep_verifier_logs: bool,
 }
@@ -104,6 +118,8 @@ struct SessionMaps {
     globals: MapFd,
     counters: MapFd,
     aggregations: Option<MapFd>,
+    /// The aggregations' clear generations, which `clear()` and `trunc()` advance.
+    aggregation_generations: Option<MapFd>,
     /// Every other map; kept open for as long as the programs may run.
     _others: Vec<MapFd>,
 }
@@ -120,8 +136,12 @@ pub struct RuntimeSession {
     dispatcher_links: Vec<LinkFd>,
     cookie: u64,
     baseline: AggregationBaseline,
+    /// The possible CPUs, in the order of per-CPU map values.
+    possible_cpus: Vec<u32>,
     /// Bytes of samples that no known record explained (never expected).
     unexplained_bytes: u64,
+    /// Records read before END fired, handed over by the next `take_records`.
+    records_before_end: Vec<(u32, Vec<u8>)>,
     started: bool,
     stopped: bool,
     verifier_logs: Vec<(String, String)>,
@@ -170,7 +190,8 @@ impl RuntimeSession {
         let layout = ProgramLayout::for_program(program, &layout_options).map_err(|error| {
             RuntimeError::invalid("laying out the program's maps", error.to_string())
         })?;
-        let (maps, buffers, fds) = create_maps(&layout, options.buffer_size)?;
+        let (maps, buffers, fds) =
+            create_maps(&layout, options.buffer_size, options.buffer_policy)?;
 
         let mut probe_ids: Vec<u32> = enabled
             .iter()
@@ -182,6 +203,7 @@ impl RuntimeSession {
         let plans_by_id: HashMap<u32, &ProbePlan> =
             plans.iter().map(|plan| (plan.probe_id, plan)).collect();
         let cookie = new_session_cookie();
+        let possible_cpus = possible_cpus()?;
         let mut probes = Vec::new();
         let mut verifier_logs = Vec::new();
         for probe_id in probe_ids {
@@ -233,8 +255,10 @@ impl RuntimeSession {
             dispatchers: Vec::new(),
             dispatcher_links: Vec::new(),
             cookie,
-            baseline: AggregationBaseline::default(),
+            baseline: AggregationBaseline::new(possible_cpus.clone()),
+            possible_cpus,
             unexplained_bytes: 0,
+            records_before_end: Vec::new(),
             started: false,
             stopped: false,
             verifier_logs,
@@ -314,7 +338,8 @@ impl RuntimeSession {
         Ok(())
     }
 
-    /// Detaches every probe but END, fires END, then detaches END.
+    /// Detaches every probe but END, reads the principal buffers (kept for the next
+    /// `take_records`), fires END, then detaches END.
     pub fn stop(&mut self) {
         if self.stopped || !self.started {
             self.stopped = true;
@@ -328,6 +353,8 @@ impl RuntimeSession {
                 probe.attachment = None;
             }
         }
+        let records = self.read_records();
+        self.records_before_end.extend(records);
         Marker::End.fire(self.cookie);
         for probe in &mut self.probes {
             probe.attachment = None;
@@ -339,9 +366,43 @@ impl RuntimeSession {
         self.buffers.wait(timeout).map(|_| ())
     }
 
-    /// The records written since the last call, as (CPU, bytes) in CPU order; each CPU's
-    /// bytes are whole records back to back, in the order the CPU wrote them.
+    /// The buffer policy of the principal buffers.
+    pub fn buffer_policy(&self) -> BufferPolicy {
+        self.buffers.policy()
+    }
+
+    /// The records written since the last call, as (CPU, bytes) in CPU order — except
+    /// that after `stop`, those read before END fired come first, then END's; each CPU's
+    /// bytes are whole records back to back, in the order the CPU wrote them. Under the
+    /// `fill` and `ring` policies nothing is read before `stop`.
     pub fn take_records(&mut self) -> Vec<(u32, Vec<u8>)> {
+        if self.buffers.policy().reads_only_at_end() && !self.stopped {
+            return Vec::new();
+        }
+        let mut records = std::mem::take(&mut self.records_before_end);
+        records.extend(self.read_records());
+        records
+    }
+
+    /// Whether some CPU's principal buffer has refused a record for lack of room (the
+    /// `fill` policy's signal to stop tracing). Firings skipped by the nesting guard do
+    /// not count: the buffer did not refuse them.
+    pub fn principal_buffer_filled(&self) -> Result<bool, RuntimeError> {
+        let values = self
+            .maps
+            .counters
+            .lookup_per_cpu(&0u32.to_ne_bytes())?
+            .unwrap_or_default();
+        let offset = COUNTER_PRINCIPAL_DROPS * 8;
+        Ok(values.iter().any(|value| {
+            value
+                .get(offset..offset + 8)
+                .is_some_and(|word| word.iter().any(|byte| *byte != 0))
+        }))
+    }
+
+    /// Reads the principal buffers: what they hold now, grouped by CPU in CPU order.
+    fn read_records(&mut self) -> Vec<(u32, Vec<u8>)> {
         let mut by_cpu: BTreeMap<u32, Vec<u8>> = BTreeMap::new();
         let sizes = &self.record_sizes;
         let mut unexplained = 0u64;
@@ -371,56 +432,105 @@ impl RuntimeSession {
             .is_some_and(|word| word.iter().any(|byte| *byte != 0)))
     }
 
-    /// What the aggregations gathered since the last call, per-CPU values merged.
+    /// What the aggregations gathered since the last call, per-CPU values merged (each
+    /// entry also carries its per-CPU parts after `keep_per_cpu_aggregations(true)`), in
+    /// no particular order except that a key's changes come in the order they happened.
     pub fn take_aggregations(&mut self) -> Result<Vec<AggregationEntry>, RuntimeError> {
         let Some(map) = &self.maps.aggregations else {
             return Ok(Vec::new());
         };
-        let elements = match map.lookup_batch_all() {
-            Ok(elements) => elements,
-            Err(_) => {
-                let mut elements = Vec::new();
-                for key in map.keys()? {
-                    if let Some(value) = map.lookup(&key)? {
-                        elements.push((key, value));
-                    }
-                }
-                elements
-            }
+        let reader = AggregationReader {
+            rules: &self.layout.aggregation_rules,
+            key_sizes: self
+                .program
+                .aggregations
+                .iter()
+                .map(|description| (description.id, description.key_size as usize))
+                .collect(),
+            stride: per_cpu_value_stride(map.definition().value_size).max(1),
         };
-        let key_sizes: HashMap<u32, usize> = self
-            .program
-            .aggregations
-            .iter()
-            .map(|description| (description.id, description.key_size as usize))
-            .collect();
-        let mut entries = Vec::new();
-        for (map_key, value) in elements {
-            let Some(id) = map_key
-                .get(..4)
-                .and_then(|id| id.try_into().ok())
-                .map(u32::from_le_bytes)
-            else {
-                continue;
+        // Changes held back by the last clear() or trunc() come before the new ones, so
+        // that the consumer merges every key's changes in the order they happened;
+        // changes this snapshot holds back wait for the next one.
+        let mut entries = self.baseline.take_held();
+        let baseline = &mut self.baseline;
+        let mut visited = 0usize;
+        // Elements are compared with the baseline as they are read, so that a failure
+        // part way leaves the baseline matching what is delivered: the rest comes with
+        // the next snapshot.
+        let batch = map.lookup_batch_each(&mut |map_key, value| {
+            visited += 1;
+            reader.element_change(baseline, map_key, value, &mut entries);
+        });
+        if let Err(error) = batch {
+            if visited > 0 {
+                return Ok(entries);
+            }
+            // No batch lookups for this map here: one key at a time.
+            let keys = match map.keys() {
+                Ok(keys) => keys,
+                Err(_) => {
+                    self.baseline.restore_held(entries);
+                    return Err(error.into());
+                }
             };
-            let (Some(rule), Some(&key_size)) =
-                (self.layout.aggregation_rules.get(&id), key_sizes.get(&id))
-            else {
-                continue;
-            };
-            let Some(key) = map_key.get(8..8 + key_size) else {
-                continue;
-            };
-            let per_cpu = map.split_per_cpu_value(&value);
-            if let Some(entry) = self
-                .baseline
-                .entry_change(id, rule, &map_key, key, &per_cpu)
-            {
-                entries.push(entry);
+            for key in keys {
+                match map.lookup(&key) {
+                    Ok(Some(value)) => {
+                        reader.element_change(&mut self.baseline, &key, &value, &mut entries)
+                    }
+                    Ok(None) => {}
+                    Err(_) => break,
+                }
             }
         }
-        entries.sort_by(|a, b| (a.aggregation, &a.key).cmp(&(b.aggregation, &b.key)));
         Ok(entries)
+    }
+
+    /// Whether aggregation entries carry their per-CPU parts (`aggpercpu`).
+    pub fn keep_per_cpu_aggregations(&mut self, keep: bool) {
+        self.baseline.set_keep_per_cpu(keep);
+    }
+
+    /// The possible CPUs, whose values per-CPU aggregation parts report.
+    pub fn possible_cpus(&self) -> &[u32] {
+        &self.possible_cpus
+    }
+
+    /// First step of `clear()` or `trunc()` of `aggregation`: starts a new generation in
+    /// the kernel, after which programs restart the words of the aggregation's entries
+    /// as they next update them, and returns what every aggregation gathered before it
+    /// (later changes of `aggregation` are held back until
+    /// [`finish_aggregation_generation`]). See `aggregation_snapshot` for why this is
+    /// exact.
+    ///
+    /// [`finish_aggregation_generation`]: RuntimeSession::finish_aggregation_generation
+    pub fn begin_aggregation_generation(
+        &mut self,
+        aggregation: u32,
+    ) -> Result<Vec<AggregationEntry>, RuntimeError> {
+        let Some(generations) = &self.maps.aggregation_generations else {
+            return Ok(Vec::new());
+        };
+        let generation = self.baseline.current_generation(aggregation) + 1;
+        generations.update(
+            &aggregation.to_ne_bytes(),
+            &generation.to_ne_bytes(),
+            BPF_ANY,
+        )?;
+        self.baseline.begin_generation(aggregation, generation);
+        self.take_aggregations()
+    }
+
+    /// Last step of `clear()` or `trunc()` of `aggregation`: `kept_keys` are the encoded
+    /// keys the consumer kept (those `trunc()` left; none for `clear()`), whose changes
+    /// from before the new generation still count.
+    pub fn finish_aggregation_generation(&mut self, aggregation: u32, kept_keys: &[Vec<u8>]) {
+        let kept_map_keys: Vec<Vec<u8>> = kept_keys
+            .iter()
+            .filter_map(|key| self.layout.aggregation_key(aggregation, key))
+            .collect();
+        self.baseline.finish_generation(aggregation, &kept_map_keys);
     }
 
     /// Cumulative drop and error counters. Principal drops per CPU are the records the
@@ -480,6 +590,43 @@ impl RuntimeSession {
     }
 }
 
+/// What reading the aggregation hash needs of a session's layout.
+struct AggregationReader<'a> {
+    rules: &'a BTreeMap<u32, AggregationRule>,
+    /// The encoded key size of every aggregation, by id.
+    key_sizes: HashMap<u32, usize>,
+    /// The distance between two CPUs' values in a per-CPU value buffer.
+    stride: usize,
+}
+
+impl AggregationReader<'_> {
+    /// Compares one element (hash key, per-CPU value buffer) with the baseline and
+    /// appends its change, if any, to `changes`.
+    fn element_change(
+        &self,
+        baseline: &mut AggregationBaseline,
+        map_key: &[u8],
+        value: &[u8],
+        changes: &mut Vec<AggregationEntry>,
+    ) {
+        let Some(id) = map_key
+            .get(..4)
+            .and_then(|id| id.try_into().ok())
+            .map(u32::from_le_bytes)
+        else {
+            return;
+        };
+        let (Some(rule), Some(&key_size)) = (self.rules.get(&id), self.key_sizes.get(&id)) else {
+            return;
+        };
+        let Some(key) = map_key.get(8..8 + key_size) else {
+            return;
+        };
+        // Per-CPU values come back one `stride` apart, in possible-CPU order.
+        baseline.entry_change(id, rule, map_key, key, value.chunks(self.stride), changes);
+    }
+}
+
 impl Drop for RuntimeSession {
     fn drop(&mut self) {
         self.stop();
@@ -491,6 +638,7 @@ impl Drop for RuntimeSession {
 fn create_maps(
     layout: &ProgramLayout,
     buffer_size: u64,
+    buffer_policy: BufferPolicy,
 ) -> Result<(SessionMaps, PerfBufferSet, MapFds), RuntimeError> {
     let mut by_name: HashMap<&'static str, MapFd> = HashMap::new();
     for spec in layout.map_specs() {
@@ -519,6 +667,7 @@ fn create_maps(
     let principal = take("dtrace_buffers")?;
     let dynamic = take("dtrace_dynvars").ok();
     let aggregations = take("dtrace_aggs").ok();
+    let aggregation_generations = take("dtrace_agggen").ok();
     let speculations = take("dtrace_specs").ok();
 
     constants.update(&0u32.to_ne_bytes(), layout.constants_image(), BPF_ANY)?;
@@ -540,9 +689,10 @@ fn create_maps(
         principal: principal.raw_fd(),
         dynamic: dynamic.as_ref().map(MapFd::raw_fd),
         aggregations: aggregations.as_ref().map(MapFd::raw_fd),
+        aggregation_generations: aggregation_generations.as_ref().map(MapFd::raw_fd),
         speculations: speculations.as_ref().map(MapFd::raw_fd),
     };
-    let buffers = PerfBufferSet::open(principal, buffer_size)?;
+    let buffers = PerfBufferSet::open_with_policy(principal, buffer_size, buffer_policy)?;
     let others = [Some(state), Some(constants), dynamic, speculations]
         .into_iter()
         .flatten()
@@ -552,6 +702,7 @@ fn create_maps(
             globals,
             counters,
             aggregations,
+            aggregation_generations,
             _others: others,
         },
         buffers,

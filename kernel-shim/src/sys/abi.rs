@@ -285,6 +285,10 @@ pub const PERF_SAMPLE_RAW: u64 = 1 << 10;
 /// Bits of the flags word of `perf_event_attr`.
 pub const PERF_ATTR_FLAG_DISABLED: u64 = 1 << 0;
 pub const PERF_ATTR_FLAG_FREQ: u64 = 1 << 10;
+/// `write_backward`: the kernel writes the ring from high addresses to low, so that a
+/// reader of an overwritable (read-only mapped) ring finds the newest record at
+/// `data_head` and older ones after it.
+pub const PERF_ATTR_FLAG_WRITE_BACKWARD: u64 = 1 << 27;
 
 /// perf_event_open(2) flag: close the event fd on exec.
 pub const PERF_FLAG_FD_CLOEXEC: libc::c_ulong = 1 << 3;
@@ -293,6 +297,9 @@ pub const PERF_FLAG_FD_CLOEXEC: libc::c_ulong = 1 << 3;
 pub const PERF_EVENT_IOC_ENABLE: libc::c_ulong = 0x2400;
 pub const PERF_EVENT_IOC_DISABLE: libc::c_ulong = 0x2401;
 pub const PERF_EVENT_IOC_SET_BPF: libc::c_ulong = 0x4004_2408;
+/// `_IOW('$', 9, __u32)`: with 1, the ring stops taking samples (they are counted lost);
+/// with 0, it takes them again.
+pub const PERF_EVENT_IOC_PAUSE_OUTPUT: libc::c_ulong = 0x4004_2409;
 
 /// `struct perf_event_attr` at `PERF_ATTR_SIZE_VER8` (136 bytes). Older kernels accept it
 /// because the fields they do not know are zero.

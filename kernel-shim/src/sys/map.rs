@@ -291,6 +291,15 @@ impl MapFd {
     /// Every element as (key, value buffer), by `BPF_MAP_LOOKUP_BATCH` (kernel 5.6 and
     /// later for hash maps, 5.10 for arrays). Values are `value_buffer_size()` bytes.
     pub fn lookup_batch_all(&self) -> Result<Vec<MapElement>, SysError> {
+        let mut elements = Vec::new();
+        self.lookup_batch_each(&mut |key, value| elements.push((key.to_vec(), value.to_vec())))?;
+        Ok(elements)
+    }
+
+    /// Visits every element as (key, value buffer) by `BPF_MAP_LOOKUP_BATCH`, a batch at a
+    /// time, without keeping them: reading a map of a million elements then costs no
+    /// copy of it. On an error, the elements visited so far were visited once each.
+    pub fn lookup_batch_each(&self, visit: &mut dyn FnMut(&[u8], &[u8])) -> Result<(), SysError> {
         let key_size = self.definition.key_size as usize;
         let value_size = self.value_buffer_size();
         // The batch token is opaque: a bucket number for hash maps, an index for arrays.
@@ -300,10 +309,9 @@ impl MapFd {
         let mut out_token = vec![0u8; token_size];
         let mut capacity: usize = 256;
         let mut first = true;
-        let mut elements = Vec::new();
+        let mut keys = vec![0u8; key_size * capacity];
+        let mut values = vec![0u8; value_size * capacity];
         loop {
-            let mut keys = vec![0u8; key_size * capacity];
-            let mut values = vec![0u8; value_size * capacity];
             let mut attr = MapBatchAttr {
                 in_batch: if first { 0 } else { in_token.as_ptr() as u64 },
                 out_batch: out_token.as_mut_ptr() as u64,
@@ -326,19 +334,21 @@ impl MapFd {
                 // A hash bucket holds more elements than `count`: retry with more room.
                 Err(error) if error.errno() == Some(libc::ENOSPC) && capacity < 1 << 20 => {
                     capacity *= 4;
+                    keys = vec![0u8; key_size * capacity];
+                    values = vec![0u8; value_size * capacity];
                     continue;
                 }
                 Err(error) => return Err(error),
             };
             let returned = attr.count as usize;
             for index in 0..returned.min(capacity) {
-                elements.push((
-                    keys[index * key_size..(index + 1) * key_size].to_vec(),
-                    values[index * value_size..(index + 1) * value_size].to_vec(),
-                ));
+                visit(
+                    &keys[index * key_size..(index + 1) * key_size],
+                    &values[index * value_size..(index + 1) * value_size],
+                );
             }
             if finished {
-                return Ok(elements);
+                return Ok(());
             }
             in_token.copy_from_slice(&out_token);
             first = false;

@@ -27,9 +27,10 @@ pub use map::{
 };
 pub use mmap::MmapArray;
 pub use perf_event::{
-    kprobe_pmu_type, perf_event_open_bpf_output, perf_event_open_cpu_clock, perf_event_open_kprobe,
-    perf_event_open_tracepoint, perf_event_open_uprobe, uprobe_pmu_type, CpuClockRate,
-    KprobeRequest, PerfEventFd, UprobeRequest,
+    kprobe_pmu_type, perf_event_open_bpf_output, perf_event_open_bpf_output_overwritable,
+    perf_event_open_cpu_clock, perf_event_open_kprobe, perf_event_open_tracepoint,
+    perf_event_open_uprobe, uprobe_pmu_type, CpuClockRate, KprobeRequest, PerfEventFd,
+    UprobeRequest,
 };
 pub use privilege::{check_bpf_access, BpfAccessError};
 pub use program::{

@@ -248,6 +248,30 @@ pub fn perf_event_open_bpf_output(
     Ok(PerfEventFd { fd, description })
 }
 
+/// Opens an enabled `PERF_COUNT_SW_BPF_OUTPUT` event on one CPU whose ring the kernel
+/// writes backward (`write_backward`). Mapped read-only, such a ring is overwritable: a
+/// sample never fails for lack of room, it takes the place of the oldest ones, and the
+/// newest sample always starts at `data_head` (the `ring` buffer policy). Nobody waits on
+/// it while tracing, so its wakeup watermark is the largest the kernel allows (the whole
+/// ring).
+pub fn perf_event_open_bpf_output_overwritable(cpu: u32) -> Result<PerfEventFd, SysError> {
+    let description = format!("of overwritable bpf-output on CPU {cpu}");
+    let cpu_number = libc::c_int::try_from(cpu)
+        .map_err(|_| SysError::invalid(format!("perf_event_open {description}"), "no such CPU"))?;
+    let mut attr = PerfEventAttr {
+        event_type: PERF_TYPE_SOFTWARE,
+        config: PERF_COUNT_SW_BPF_OUTPUT,
+        sample_period_or_freq: 1,
+        sample_type: PERF_SAMPLE_RAW,
+        flags: PERF_ATTR_FLAG_WATERMARK | PERF_ATTR_FLAG_WRITE_BACKWARD,
+        wakeup_events: u32::MAX,
+        ..PerfEventAttr::default()
+    };
+    // SAFETY: no string pointers in this attribute.
+    let fd = unsafe { perf_event_open(&mut attr, -1, cpu_number, || description.clone())? };
+    Ok(PerfEventFd { fd, description })
+}
+
 impl PerfEventFd {
     pub fn raw_fd(&self) -> i32 {
         self.fd.as_raw_fd()
@@ -277,6 +301,17 @@ impl PerfEventFd {
 
     pub fn disable(&self) -> Result<(), SysError> {
         self.ioctl(PERF_EVENT_IOC_DISABLE, 0, "PERF_EVENT_IOC_DISABLE")
+    }
+
+    /// Stops (`true`) or restarts (`false`) the writing of samples into this event's
+    /// ring; samples that arrive while it is paused are counted lost. A reader pauses an
+    /// overwritable ring so that nothing overwrites the records it is copying.
+    pub fn pause_output(&self, paused: bool) -> Result<(), SysError> {
+        self.ioctl(
+            PERF_EVENT_IOC_PAUSE_OUTPUT,
+            libc::c_ulong::from(paused),
+            "PERF_EVENT_IOC_PAUSE_OUTPUT",
+        )
     }
 
     fn ioctl(

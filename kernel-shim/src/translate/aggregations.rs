@@ -1,6 +1,8 @@
 //! Aggregating actions: the key built in the work area, the entry looked up in the
-//! per-CPU aggregation hash (or created with `AggregationRule::initial_value`, counting an
-//! aggregation drop when the map is full), then the update rule of
+//! per-CPU aggregation hash (or created, counting an aggregation drop when the map is
+//! full), for `min()` and `max()` its words restarted from
+//! `AggregationRule::initial_value` when they belong to an older clear generation (see
+//! the layout's documentation), then the update rule of
 //! `difvm::aggregation::AggregationRule` applied word for word: counts, sums, `min`/`max`,
 //! `stddev`'s 128-bit sum of squares, and the buckets of `quantize`, `lquantize` and
 //! `llquantize` (the last computed without branches from the bucket bounds).
@@ -8,7 +10,10 @@
 use difvm::aggregation::{AggregationRule, QUANTIZE_ZERO_BUCKET};
 
 use super::emitter::Emitter;
-use super::layout::COUNTER_AGGREGATION_DROPS;
+use super::layout::{
+    restarts_on_new_generation, AGGREGATION_GENERATION_OFFSET, AGGREGATION_WORDS_OFFSET,
+    COUNTER_AGGREGATION_DROPS,
+};
 use super::registers::{AGGREGATION_ARGUMENT, AGGREGATION_INCREMENT, SAVED_0};
 use super::TranslateError;
 use crate::ebpf::{AluOp, Helper, Insn, JmpOp, MemSize, Reg};
@@ -17,6 +22,11 @@ use crate::ebpf::{AluOp, Helper, Insn, JmpOp, MemSize, Reg};
 const BPF_NOEXIST: i32 = 1;
 /// `-EEXIST`.
 const EEXIST: i32 = -17;
+
+/// Offset of word `index` of the aggregating function in an aggregation value.
+fn word_offset(index: usize) -> i16 {
+    (AGGREGATION_WORDS_OFFSET as usize + 8 * index) as i16
+}
 
 /// The ascending lower bounds of `llquantize`'s positive buckets, computed as
 /// `difvm::aggregation::LogLinearQuantization` computes them.
@@ -59,7 +69,16 @@ impl Emitter<'_> {
         Ok(key + 8)
     }
 
-    /// Finds or creates the entry of the key built, then applies the rule.
+    /// Finds or creates the entry of the key built; for `min()` and `max()`, restarts its
+    /// words when they belong to an older generation than the aggregation's current one
+    /// (a `clear()` or `trunc()` since, or a CPU that never updated the entry); applies
+    /// the rule, then counts the update. A failed creation counts an aggregation drop,
+    /// so no update is lost silently.
+    ///
+    /// The update count is written last: the consumer reads a CPU's value from its start
+    /// while the CPU may be updating it (x86 keeps stores in order, and reads too), so a
+    /// count it reads covers words that hold at least that many updates, and an
+    /// unchanged count means nothing is left to deliver.
     pub fn update_aggregation(&mut self, aggregation: u32) -> Result<(), TranslateError> {
         let fd = self.maps.aggregations.ok_or(TranslateError::MissingMap {
             map: "aggregations",
@@ -77,16 +96,13 @@ impl Emitter<'_> {
         let (key, value) = (state.aggregation_key, state.aggregation_value);
         let found = self.label();
         let done = self.label();
+        let dropped = self.label();
         self.lookup_aggregation(fd, key);
         self.asm.jmp_imm_to(JmpOp::Ne, Reg::R0, 0, found);
-        // A new entry: its initial value on this CPU.
+        // A new entry: zeroes on this CPU, which is every function's initial value but
+        // `min()`'s and `max()`'s, whose words generation 0 makes restart below (as those
+        // of any CPU that never updated the entry).
         self.zero_fill(super::registers::STATE, value, layout.value_size);
-        for (index, word) in rule.initial_value().iter().enumerate() {
-            if *word != 0 {
-                self.load_constant(Reg::R0, *word as u64);
-                self.store_state(value + 8 + 8 * index as u32, Reg::R0);
-            }
-        }
         self.emit_all(&Insn::ld_map_fd(Reg::R1, fd));
         self.state_pointer(Reg::R2, key);
         self.state_pointer(Reg::R3, value);
@@ -95,18 +111,78 @@ impl Emitter<'_> {
         let created = self.label();
         self.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, created);
         self.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, EEXIST, created);
-        self.count(COUNTER_AGGREGATION_DROPS);
-        self.asm.ja_to(done);
+        self.asm.ja_to(dropped);
         self.bind(created);
         self.lookup_aggregation(fd, key);
-        self.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, done);
+        self.asm.jmp_imm_to(JmpOp::Ne, Reg::R0, 0, found);
+        self.bind(dropped);
+        self.count(COUNTER_AGGREGATION_DROPS);
+        self.asm.ja_to(done);
         self.bind(found);
         self.emit(Insn::mov64_reg(SAVED_0, Reg::R0));
+        if restarts_on_new_generation(&rule) {
+            let generations =
+                self.maps
+                    .aggregation_generations
+                    .ok_or(TranslateError::MissingMap {
+                        map: "aggregation generations",
+                    })?;
+            self.restart_stale_words(generations, key, &rule);
+        }
+        let applied = self.label();
+        self.apply_rule(&rule, applied);
+        self.bind(applied);
         self.add_to_word(SAVED_0, 0, None);
-        self.apply_rule(&rule, done);
         self.bind(done);
         self.emit(Insn::mov64_imm(SAVED_0, 0));
         Ok(())
+    }
+
+    /// Compares the generation of the words at r8 with the aggregation's current
+    /// generation + 1 (the key buffer starts with the aggregation id, the generations
+    /// map's key); when they differ, stores it and resets the words to the rule's
+    /// initial value.
+    fn restart_stale_words(&mut self, generations: i32, key: u32, rule: &AggregationRule) {
+        let current = self.label();
+        let same = self.label();
+        self.emit_all(&Insn::ld_map_fd(Reg::R1, generations));
+        self.state_pointer(Reg::R2, key);
+        self.call(Helper::MapLookupElem);
+        self.emit(Insn::mov64_imm(Reg::R3, 1));
+        self.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, current);
+        self.emit(Insn::ldx_mem(MemSize::DW, Reg::R3, Reg::R0, 0));
+        self.alu_imm(AluOp::Add, Reg::R3, 1);
+        self.bind(current);
+        self.emit(Insn::ldx_mem(
+            MemSize::DW,
+            Reg::R4,
+            SAVED_0,
+            AGGREGATION_GENERATION_OFFSET as i16,
+        ));
+        self.asm.jmp_reg_to(JmpOp::Eq, Reg::R4, Reg::R3, same);
+        self.emit(Insn::stx_mem(
+            MemSize::DW,
+            SAVED_0,
+            Reg::R3,
+            AGGREGATION_GENERATION_OFFSET as i16,
+        ));
+        self.zero_fill(
+            SAVED_0,
+            AGGREGATION_WORDS_OFFSET,
+            8 * rule.word_count() as u32,
+        );
+        for (index, word) in rule.initial_value().iter().enumerate() {
+            if *word != 0 {
+                self.load_constant(Reg::R0, *word as u64);
+                self.emit(Insn::stx_mem(
+                    MemSize::DW,
+                    SAVED_0,
+                    Reg::R0,
+                    word_offset(index),
+                ));
+            }
+        }
+        self.bind(same);
     }
 
     fn lookup_aggregation(&mut self, fd: i32, key: u32) {
@@ -125,7 +201,8 @@ impl Emitter<'_> {
         self.emit(Insn::stx_mem(MemSize::DW, base, Reg::R5, offset));
     }
 
-    /// Applies `rule` to the words at r8 + 8 with the argument and increment on the stack.
+    /// Applies `rule` to the words at r8 + 16 with the argument and increment on the
+    /// stack.
     fn apply_rule(&mut self, rule: &AggregationRule, done: crate::ebpf::Label) {
         let words = SAVED_0;
         self.emit(Insn::ldx_mem(
@@ -141,27 +218,27 @@ impl Emitter<'_> {
             AGGREGATION_INCREMENT,
         ));
         match rule {
-            AggregationRule::Count => self.add_to_word(words, 8, None),
-            AggregationRule::Sum => self.add_to_word(words, 8, Some(Reg::R1)),
+            AggregationRule::Count => self.add_to_word(words, word_offset(0), None),
+            AggregationRule::Sum => self.add_to_word(words, word_offset(0), Some(Reg::R1)),
             AggregationRule::Average => {
-                self.add_to_word(words, 8, None);
-                self.add_to_word(words, 16, Some(Reg::R1));
+                self.add_to_word(words, word_offset(0), None);
+                self.add_to_word(words, word_offset(1), Some(Reg::R1));
             }
             AggregationRule::Minimum | AggregationRule::Maximum => {
                 let keep = self.label();
-                self.emit(Insn::ldx_mem(MemSize::DW, Reg::R3, words, 8));
+                self.emit(Insn::ldx_mem(MemSize::DW, Reg::R3, words, word_offset(0)));
                 let op = if matches!(rule, AggregationRule::Minimum) {
                     JmpOp::Sge
                 } else {
                     JmpOp::Sle
                 };
                 self.asm.jmp_reg_to(op, Reg::R1, Reg::R3, keep);
-                self.emit(Insn::stx_mem(MemSize::DW, words, Reg::R1, 8));
+                self.emit(Insn::stx_mem(MemSize::DW, words, Reg::R1, word_offset(0)));
                 self.bind(keep);
             }
             AggregationRule::StandardDeviation => {
-                self.add_to_word(words, 8, None);
-                self.add_to_word(words, 16, Some(Reg::R1));
+                self.add_to_word(words, word_offset(0), None);
+                self.add_to_word(words, word_offset(1), Some(Reg::R1));
                 self.add_square(words);
             }
             AggregationRule::Quantize => {
@@ -211,7 +288,7 @@ impl Emitter<'_> {
             .jmp_imm_to(JmpOp::Ge, Reg::R3, word_count as i32, done);
         self.alu_imm(AluOp::Lsh, Reg::R3, 3);
         self.alu_reg(AluOp::Add, Reg::R3, words);
-        self.add_to_word(Reg::R3, 8, Some(Reg::R2));
+        self.add_to_word(Reg::R3, word_offset(0), Some(Reg::R2));
     }
 
     /// r3 = the `quantize` bucket of r1 (keeps r2).
@@ -298,7 +375,7 @@ impl Emitter<'_> {
         self.bind(done);
     }
 
-    /// Adds |r1|² to the 128-bit sum of squares in words 2 and 3 (at r8 + 24, r8 + 32).
+    /// Adds |r1|² to the 128-bit sum of squares in words 2 and 3 (at r8 + 32, r8 + 40).
     fn add_square(&mut self, words: Reg) {
         // r3 = |value|.
         self.emit(Insn::mov64_reg(Reg::R3, Reg::R1));
@@ -331,12 +408,12 @@ impl Emitter<'_> {
         self.alu_reg(AluOp::Add, Reg::R1, Reg::R2);
         // Words 2 (low) and 3 (high) += (r0, r1).
         let no_carry = self.label();
-        self.emit(Insn::ldx_mem(MemSize::DW, Reg::R4, words, 24));
+        self.emit(Insn::ldx_mem(MemSize::DW, Reg::R4, words, word_offset(2)));
         self.alu_reg(AluOp::Add, Reg::R4, Reg::R0);
-        self.emit(Insn::stx_mem(MemSize::DW, words, Reg::R4, 24));
+        self.emit(Insn::stx_mem(MemSize::DW, words, Reg::R4, word_offset(2)));
         self.asm.jmp_reg_to(JmpOp::Ge, Reg::R4, Reg::R0, no_carry);
         self.alu_imm(AluOp::Add, Reg::R1, 1);
         self.bind(no_carry);
-        self.add_to_word(words, 32, Some(Reg::R1));
+        self.add_to_word(words, word_offset(3), Some(Reg::R1));
     }
 }

@@ -15,7 +15,8 @@
 //! | `counters` | `PERCPU_ARRAY` | u32 0 | [`COUNTER_COUNT`] u64 counters, indexed by the `COUNTER_*` constants | 1 |
 //! | `principal` | `PERF_EVENT_ARRAY` | u32 CPU | the CPU's `BPF_OUTPUT` perf event fd | possible CPUs |
 //! | `dynamic` (if the program has thread-locals or associative arrays) | `HASH` | [`DynamicKeyLayout`] | the variable's value | from `dynvarsize` |
-//! | `aggregations` (if the program aggregates) | `PERCPU_HASH` | [`AggregationKeyLayout`] | u64 update count, then the aggregation's words | from `aggsize` |
+//! | `aggregations` (if the program aggregates) | `PERCPU_HASH` | [`AggregationKeyLayout`] | u64 update count, u64 generation, then the aggregation's words | from `aggsize` |
+//! | `aggregation_generations` (if the program aggregates) | `ARRAY` | u32 aggregation id | u64 clear generation, written by the consumer | largest aggregation id + 1 |
 //! | `speculations` (if the program speculates) | `ARRAY` | u32 `(id - 1) * cpus + cpu` | u64 bytes used, then `specsize` bytes of records | `nspec × cpus` |
 //!
 //! The per-CPU work area is an ordinary array indexed by `bpf_get_smp_processor_id()`
@@ -40,13 +41,32 @@
 //! An aggregation entry's key is [`AggregationKeyLayout`]: the aggregation id (u32), a
 //! zero u32, then the key tuple encoded exactly as the reference engine encodes it
 //! (`key_size` bytes of the aggregation, zero-padded to the longest key of the program).
-//! Its value, per CPU, is a u64 count of updates on that CPU followed by the words of
-//! `difvm::aggregation::AggregationRule` (same words, same order, same update rule),
-//! zero-padded to the largest aggregation. A program creating an entry can only set its
-//! own CPU's value (the kernel zeroes the others), so a CPU whose update count is 0 never
-//! touched the entry and must be skipped when merging (a zeroed `min()` would otherwise
-//! win). An entry that cannot be created (the map is full) counts
+//! Its value, per CPU, is a u64 count of updates on that CPU, the u64 generation its words
+//! belong to, then the words of `difvm::aggregation::AggregationRule` (same words, same
+//! order, same update rule), zero-padded to the largest aggregation. A program creating
+//! an entry can only set its own CPU's value (the kernel zeroes the others), so a CPU
+//! whose update count is 0 never touched the entry and must be skipped when merging.
+//! An entry that cannot be created (the map is full) counts
 //! [`COUNTER_AGGREGATION_DROPS`].
+//!
+//! `clear()` and `trunc()` are carried out by the consumer. The words of every function
+//! but `min()` and `max()` only grow by addition, so the consumer's differences between
+//! snapshots restart them exactly. A `min()` or `max()` cannot be taken apart that way:
+//! the consumer bumps the aggregation's generation in the `aggregation_generations` map,
+//! and before applying an update, a program compares the generation stored in the entry
+//! with the aggregation's current one plus one (so that a zeroed value, generation 0,
+//! never matches); when they differ it stores the new generation and restarts the words
+//! from the rule's initial value ([`restarts_on_new_generation`]). After a `clear()`,
+//! `min()` and `max()` therefore see only later values, and the consumer can tell which
+//! generation every CPU's words belong to. The update count is written after the
+//! words, so that a count the consumer reads covers the words it reads after it.
+//!
+//! `aggsize` is the aggregation space of one CPU, as in DTrace: the map holds
+//! `aggsize / (AGGREGATION_ENTRY_OVERHEAD + key size + value size)` entries, where the
+//! key and value sizes are those of the program's longest key and largest value (every
+//! entry of the map has the same size). For `@[pid] = count()` an entry costs
+//! 64 + 16 + 24 = 104 bytes, so the default 4m holds 40,329 keys and 100m a little over
+//! a million.
 //!
 //! # Dynamic variables
 //!
@@ -112,6 +132,18 @@ pub const DYNAMIC_VARIABLE_OVERHEAD: u64 = 64;
 /// Bookkeeping bytes charged per aggregation entry when sizing the aggregation map from
 /// `aggsize` (the reference engine's figure).
 pub const AGGREGATION_ENTRY_OVERHEAD: u64 = 64;
+/// Offset of the generation word in an aggregation value.
+pub const AGGREGATION_GENERATION_OFFSET: u32 = 8;
+/// Offset of the first word of the aggregating function in an aggregation value, after
+/// the update count and the generation.
+pub const AGGREGATION_WORDS_OFFSET: u32 = 16;
+/// Whether entries of aggregations of `rule` restart from the initial value when their
+/// generation is older than the aggregation's (`min()` and `max()`, whose words the
+/// consumer cannot take apart by difference).
+pub fn restarts_on_new_generation(rule: &AggregationRule) -> bool {
+    matches!(rule, AggregationRule::Minimum | AggregationRule::Maximum)
+}
+
 /// The largest hash key the layout produces. Kernels before 5.x refused keys larger than
 /// the eBPF stack (512 bytes); current ones accept these (checked on 6.18), and keys live
 /// in the work area, whose fixed part is addressed with 16-bit offsets.
@@ -227,6 +259,8 @@ pub struct MapFds {
     pub principal: i32,
     pub dynamic: Option<i32>,
     pub aggregations: Option<i32>,
+    /// The aggregations' clear generations; present with `aggregations`.
+    pub aggregation_generations: Option<i32>,
     pub speculations: Option<i32>,
 }
 
@@ -362,8 +396,10 @@ pub struct AggregationKeyLayout {
     /// Longest aggregation key of the program.
     pub tuple_size: u32,
     pub key_size: u32,
-    /// u64 update count then the largest aggregation's words.
+    /// u64 update count, u64 generation, then the largest aggregation's words.
     pub value_size: u32,
+    /// Entries of the generations map: the largest aggregation id + 1.
+    pub generation_entries: u32,
 }
 
 /// Everything the translator and the runtime agree on for one program.
@@ -628,7 +664,7 @@ impl ProgramLayout {
                     reason: error.to_string(),
                 }
             })?;
-            let value_size = 8 + 8 * rule.word_count() as u64;
+            let value_size = AGGREGATION_WORDS_OFFSET as u64 + 8 * rule.word_count() as u64;
             if value_size > MAX_PER_CPU_VALUE_SIZE as u64 {
                 return Err(LayoutError::AggregationTooLarge {
                     aggregation: description.id,
@@ -649,10 +685,22 @@ impl ProgramLayout {
                     size: key_size,
                 });
             }
+            let largest_id = program
+                .aggregations
+                .iter()
+                .map(|description| description.id)
+                .max()
+                .unwrap_or(0);
             Some(AggregationKeyLayout {
                 tuple_size: longest_key,
                 key_size,
                 value_size: longest_value,
+                generation_entries: largest_id.checked_add(1).ok_or_else(|| {
+                    LayoutError::InvalidAggregation {
+                        aggregation: largest_id,
+                        reason: "the aggregation id is too large".to_string(),
+                    }
+                })?,
             })
         };
 
@@ -791,6 +839,14 @@ impl ProgramLayout {
                 value_size: aggregation.value_size,
                 max_entries: (self.options.aggregation_size / entry).clamp(1, u32::MAX as u64)
                     as u32,
+                flags: 0,
+            });
+            specs.push(MapSpec {
+                name: "dtrace_agggen",
+                map_type: MapType::Array,
+                key_size: 4,
+                value_size: 8,
+                max_entries: aggregation.generation_entries,
                 flags: 0,
             });
         }

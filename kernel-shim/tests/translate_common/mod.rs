@@ -20,7 +20,8 @@ use kernel_shim::sys::{
     bpf_map_create, check_bpf_access, possible_cpu_count, MapFd, TestRunRequest, BPF_ANY,
 };
 use kernel_shim::translate::layout::{
-    COUNTER_COUNT, COUNTER_ERROR_IN_ERROR_PROBE, COUNTER_SPECULATION_UNAVAILABLE,
+    AGGREGATION_WORDS_OFFSET, COUNTER_COUNT, COUNTER_ERROR_IN_ERROR_PROBE,
+    COUNTER_SPECULATION_UNAVAILABLE,
 };
 use kernel_shim::translate::{
     translate_probe, ContextKind, LayoutOptions, MapFds, ProgramLayout, TaskStructOffsets,
@@ -250,6 +251,7 @@ pub fn load_kernel_with(
         principal: principal_fd,
         dynamic: fd_of("dtrace_dynvars"),
         aggregations: fd_of("dtrace_aggs"),
+        aggregation_generations: fd_of("dtrace_agggen"),
         speculations: fd_of("dtrace_specs"),
     };
     let translated = translate_probe(
@@ -356,7 +358,8 @@ impl KernelRun {
                 }
                 let words = (0..rule.word_count())
                     .map(|index| {
-                        i64::from_le_bytes(cpu0[8 + index * 8..16 + index * 8].try_into().unwrap())
+                        let at = AGGREGATION_WORDS_OFFSET as usize + index * 8;
+                        i64::from_le_bytes(cpu0[at..at + 8].try_into().unwrap())
                     })
                     .collect();
                 let key_bytes = key[8..8 + description.key_size as usize].to_vec();

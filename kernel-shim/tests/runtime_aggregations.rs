@@ -1,0 +1,201 @@
+//! Live tests of the runtime session's aggregation generations on real D programs: after
+//! a new generation starts (the first step of `clear()` and `trunc()`), programs restart
+//! the words of the entries they update, so `min()` and `max()` see only later values;
+//! the snapshot delivers the old generation's changes, holds the new one's back until
+//! the generation is finished, and drops late old-generation changes of keys the
+//! consumer did not keep.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use common::{bpf_available, call_getppid, thread_id};
+use difvm::interp::engine::AggregationEntry;
+use difvm::object::{CompiledProgram, EnabledProbe, ProbeDescription};
+use difvm::verify::{verify_program, VerifiedProgram};
+use dlang::compile::{compile, CompileOptions, ProgramSource};
+use dlang::probes::{ListCatalog, ProbeCatalog, ProbeInfo};
+use kernel_shim::runtime::{
+    BufferPolicy, Marker, ProbeInstrumentation, ProbePlan, RuntimeOptions, RuntimeSession,
+};
+use kernel_shim::translate::LayoutOptions;
+
+const GETPPID_ENTRY: u32 = 500;
+
+/// Compiles `text` against the dtrace provider and getppid's entry probe, and enables it
+/// in statement order.
+fn compile_d(text: &str) -> (VerifiedProgram, Vec<EnabledProbe>) {
+    let catalog = ListCatalog::with_dtrace_provider(vec![ProbeInfo {
+        id: GETPPID_ENTRY,
+        description: ProbeDescription {
+            provider: "syscall".into(),
+            module: String::new(),
+            function: "getppid".into(),
+            name: "entry".into(),
+        },
+        argument_types: Vec::new(),
+    }]);
+    let options = CompileOptions {
+        default_error_handler: true,
+        ..CompileOptions::default()
+    };
+    let program: CompiledProgram =
+        compile(&[ProgramSource::script("test.d", text)], &options, &catalog)
+            .unwrap_or_else(|error| panic!("{:?}\n{text}", error.diagnostic))
+            .program;
+    let mut enabled = Vec::new();
+    for (index, statement) in program.statements.iter().enumerate() {
+        let mut probes = catalog.matching(&statement.probe);
+        probes.sort_by_key(|probe| probe.id);
+        for probe in probes {
+            enabled.push(EnabledProbe {
+                epid: enabled.len() as u32 + 1,
+                probe_id: probe.id,
+                probe: probe.description,
+                statement: index,
+            });
+        }
+    }
+    (verify_program(&program).expect("verifies"), enabled)
+}
+
+fn session(text: &str) -> RuntimeSession {
+    let (program, enabled) = compile_d(text);
+    let plans = vec![
+        ProbePlan {
+            probe_id: 1,
+            name: "dtrace:::BEGIN".to_string(),
+            instrumentation: ProbeInstrumentation::Marker(Marker::Begin),
+        },
+        ProbePlan {
+            probe_id: GETPPID_ENTRY,
+            name: "syscall::getppid:entry".to_string(),
+            instrumentation: ProbeInstrumentation::Syscall {
+                number: libc::SYS_getppid as u32,
+                is_return: false,
+            },
+        },
+    ];
+    let options = RuntimeOptions {
+        layout: LayoutOptions {
+            scratch_size: 4096,
+            ..LayoutOptions::default()
+        },
+        buffer_size: 1 << 16,
+        buffer_policy: BufferPolicy::Switch,
+        keep_verifier_logs: false,
+    };
+    RuntimeSession::new(&program, &enabled, &plans, &options)
+        .unwrap_or_else(|error| panic!("{error}\n{}", error.verifier_log()))
+}
+
+/// (aggregation id, key) → value words, merged in delivery order.
+fn merged(entries: &[AggregationEntry]) -> BTreeMap<(u32, Vec<u8>), Vec<i64>> {
+    let mut values: BTreeMap<(u32, Vec<u8>), Vec<i64>> = BTreeMap::new();
+    for entry in entries {
+        let slot = (entry.aggregation, entry.key.clone());
+        match values.get_mut(&slot) {
+            // Every aggregation of these programs is count() (summed) or min()/max()
+            // (id 2 and 3, of which later deliveries are newer extremes).
+            Some(value) if entry.aggregation == 1 => value[0] += entry.value[0],
+            Some(value) if entry.aggregation == 2 => value[0] = value[0].min(entry.value[0]),
+            Some(value) if entry.aggregation == 3 => value[0] = value[0].max(entry.value[0]),
+            _ => {
+                values.insert(slot, entry.value.clone());
+            }
+        }
+    }
+    values
+}
+
+fn value(values: &BTreeMap<(u32, Vec<u8>), Vec<i64>>, id: u32) -> Option<i64> {
+    values.get(&(id, Vec::new())).map(|words| words[0])
+}
+
+#[test]
+fn a_new_generation_restarts_min_max_and_count() {
+    if !bpf_available("a_new_generation_restarts_min_max_and_count") {
+        return;
+    }
+    let tid = thread_id();
+    let mut session = session(&format!(
+        "BEGIN {{ i = 0; }}
+         syscall::getppid:entry /tid == {tid}/ {{
+             @calls = count(); @low = min(i); @high = max(i); i++; }}"
+    ));
+    session.start().unwrap_or_else(|error| panic!("{error}"));
+    call_getppid(1000);
+    let before = merged(&session.begin_aggregation_generation(1).expect("begin"));
+    assert_eq!(value(&before, 1), Some(1000));
+    assert_eq!(value(&before, 2), Some(0));
+    assert_eq!(value(&before, 3), Some(999));
+    session.finish_aggregation_generation(1, &[]);
+    // Only @calls (id 1) started a new generation: @low and @high go on.
+    call_getppid(500);
+    let after = merged(&session.take_aggregations().expect("aggregations"));
+    assert_eq!(value(&after, 1), Some(500));
+    assert_eq!(value(&after, 2), Some(0));
+    assert_eq!(value(&after, 3), Some(1499));
+    for id in [2, 3] {
+        session.begin_aggregation_generation(id).expect("begin");
+        session.finish_aggregation_generation(id, &[]);
+    }
+    call_getppid(250);
+    let restarted = merged(&session.take_aggregations().expect("aggregations"));
+    assert_eq!(value(&restarted, 1), Some(250));
+    assert_eq!(value(&restarted, 2), Some(1500));
+    assert_eq!(value(&restarted, 3), Some(1749));
+    session.stop();
+}
+
+#[test]
+fn changes_after_a_new_generation_begins_wait_for_it_to_finish() {
+    if !bpf_available("changes_after_a_new_generation_begins_wait_for_it_to_finish") {
+        return;
+    }
+    let tid = thread_id();
+    let mut session = session(&format!(
+        "BEGIN {{ i = 0; }}
+         syscall::getppid:entry /tid == {tid}/ {{
+             @low[0] = min(i); @low[1] = min(i); @calls[0] = count(); i++; }}"
+    ));
+    session.start().unwrap_or_else(|error| panic!("{error}"));
+    // (aggregation, first key byte) → min() of the values delivered, or their sum.
+    let values = |entries: &[AggregationEntry]| -> BTreeMap<(u32, u8), i64> {
+        let mut values = BTreeMap::new();
+        for entry in entries {
+            let slot = (entry.aggregation, entry.key[0]);
+            let value = entry.value[0];
+            values
+                .entry(slot)
+                .and_modify(|into: &mut i64| {
+                    *into = if slot.0 == 1 {
+                        (*into).min(value)
+                    } else {
+                        *into + value
+                    }
+                })
+                .or_insert(value);
+        }
+        values
+    };
+    call_getppid(100);
+    let before = values(&session.begin_aggregation_generation(1).expect("begin"));
+    assert_eq!(
+        before.into_iter().collect::<Vec<_>>(),
+        vec![((1, 0), 0), ((1, 1), 0), ((2, 0), 100)]
+    );
+    // min() updates between the two steps belong to the new generation: held back.
+    // count() changes are differences and come at once.
+    call_getppid(10);
+    let between = values(&session.take_aggregations().expect("aggregations"));
+    assert_eq!(between.into_iter().collect::<Vec<_>>(), vec![((2, 0), 10)]);
+    session.finish_aggregation_generation(1, &[vec![0u8; 4]]);
+    call_getppid(5);
+    let after = values(&session.take_aggregations().expect("aggregations"));
+    assert_eq!(
+        after.into_iter().collect::<Vec<_>>(),
+        vec![((1, 0), 100), ((1, 1), 100), ((2, 0), 5)]
+    );
+    session.stop();
+}
