@@ -49,6 +49,15 @@ pub trait TracingEngine {
     fn keep_per_cpu_aggregations(&mut self) -> Vec<u32> {
         vec![0]
     }
+    /// The CPU BEGIN fired on, once it has: its buffer is consumed first, as
+    /// libdtrace does, so that BEGIN's output (and an ERROR it caused) comes first.
+    fn begin_cpu(&self) -> Option<u32> {
+        None
+    }
+    /// The CPU END fired on, once it has: its buffer is consumed last.
+    fn end_cpu(&self) -> Option<u32> {
+        None
+    }
 }
 
 /// The user-space engine: BEGIN, END and ERROR run on the reference interpreter in the
@@ -70,6 +79,9 @@ pub struct VirtualMachineEngine {
     /// Under `ring`, the records kept so far per CPU.
     ring: BTreeMap<u32, Vec<u8>>,
     stopped: bool,
+    /// The CPUs BEGIN and END fired on.
+    begin_cpu: Option<u32>,
+    end_cpu: Option<u32>,
 }
 
 impl VirtualMachineEngine {
@@ -117,11 +129,18 @@ impl VirtualMachineEngine {
             record_lengths,
             ring: BTreeMap::new(),
             stopped: false,
+            begin_cpu: None,
+            end_cpu: None,
         })
     }
 
     fn fire(&mut self, probe_id: u32) {
         let context = dtrace_process_context(Vec::new());
+        match probe_id {
+            PROBE_ID_BEGIN => self.begin_cpu = Some(context.cpu),
+            PROBE_ID_END => self.end_cpu = Some(context.cpu),
+            _ => {}
+        }
         self.engine.fire(probe_id, &context);
     }
 
@@ -213,6 +232,14 @@ impl TracingEngine for VirtualMachineEngine {
     fn keep_per_cpu_aggregations(&mut self) -> Vec<u32> {
         // Probes fire on the CPU the dtrace process runs on, which may be any of them.
         online_cpus().unwrap_or_else(|_| vec![0])
+    }
+
+    fn begin_cpu(&self) -> Option<u32> {
+        self.begin_cpu
+    }
+
+    fn end_cpu(&self) -> Option<u32> {
+        self.end_cpu
     }
 
     fn exit_requested(&self) -> bool {

@@ -193,6 +193,9 @@ pub fn runtime_options(options: &EngineOptions, keep_verifier_logs: bool) -> Run
 pub struct KernelEngine {
     session: RuntimeSession,
     exiting: bool,
+    /// The CPUs the BEGIN and END markers fired on.
+    begin_cpu: Option<u32>,
+    end_cpu: Option<u32>,
     /// The last counters read, for when reading fails.
     last_drops: std::cell::RefCell<DropCounters>,
 }
@@ -272,6 +275,8 @@ impl KernelEngine {
         Ok(KernelEngine {
             session,
             exiting: false,
+            begin_cpu: None,
+            end_cpu: None,
             last_drops: std::cell::RefCell::new(DropCounters::default()),
         })
     }
@@ -300,9 +305,10 @@ impl KernelEngine {
 
 impl TracingEngine for KernelEngine {
     fn go(&mut self) -> Result<(), String> {
-        self.session
-            .start()
-            .map_err(|error| format!("could not enable tracing: {error}"))?;
+        let session = &mut self.session;
+        let (cpu, started) = on_current_cpu(|| session.start());
+        started.map_err(|error| format!("could not enable tracing: {error}"))?;
+        self.begin_cpu = cpu;
         self.refresh_exit_flag();
         Ok(())
     }
@@ -359,7 +365,17 @@ impl TracingEngine for KernelEngine {
     }
 
     fn stop(&mut self) {
-        self.session.stop();
+        let session = &mut self.session;
+        let (cpu, ()) = on_current_cpu(|| session.stop());
+        self.end_cpu = cpu;
+    }
+
+    fn begin_cpu(&self) -> Option<u32> {
+        self.begin_cpu
+    }
+
+    fn end_cpu(&self) -> Option<u32> {
+        self.end_cpu
     }
 
     fn drops(&self) -> DropCounters {
@@ -370,5 +386,29 @@ impl TracingEngine for KernelEngine {
             }
             Err(_) => self.last_drops.borrow().clone(),
         }
+    }
+}
+
+/// Runs `work` with this thread bound to the CPU it is on, so that the BEGIN or END
+/// marker it fires runs there, and returns that CPU (None when the binding failed, and
+/// `work` then ran unbound).
+fn on_current_cpu<T>(work: impl FnOnce() -> T) -> (Option<u32>, T) {
+    // SAFETY: the sets are plain bit masks, zeroed before use; the calls only read or
+    // write them and affect this thread alone.
+    unsafe {
+        let size = std::mem::size_of::<libc::cpu_set_t>();
+        let mut previous: libc::cpu_set_t = std::mem::zeroed();
+        let cpu = libc::sched_getcpu();
+        if cpu < 0 || libc::sched_getaffinity(0, size, &mut previous) != 0 {
+            return (None, work());
+        }
+        let mut only: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu as usize, &mut only);
+        if libc::sched_setaffinity(0, size, &only) != 0 {
+            return (None, work());
+        }
+        let result = work();
+        libc::sched_setaffinity(0, size, &previous);
+        (Some(cpu as u32), result)
     }
 }

@@ -181,8 +181,12 @@ impl<'o> Session<'o> {
         engine.go()?;
         targets.tracing_started()?;
         let mut last_aggregation_snapshot = Instant::now();
+        let mut first_poll = true;
         loop {
-            let buffers = engine.poll(self.settings.switch_interval);
+            let mut buffers = engine.poll(self.settings.switch_interval);
+            if std::mem::take(&mut first_poll) {
+                consume_cpu_first(&mut buffers, engine.begin_cpu());
+            }
             self.consume(engine, buffers)?;
             self.report_drops(engine);
             // Aggregations are snapshotted at `aggrate` (after the records read, so that
@@ -202,7 +206,8 @@ impl<'o> Session<'o> {
             }
         }
         engine.stop();
-        let buffers = engine.poll(Duration::ZERO);
+        let mut buffers = engine.poll(Duration::ZERO);
+        consume_cpu_last(&mut buffers, engine.end_cpu());
         self.consume(engine, buffers)?;
         self.report_drops(engine);
         // dtrace(1) always writes a newline once tracing has stopped, quiet or not, before
@@ -638,5 +643,45 @@ impl<'o> Session<'o> {
             }
         }
         self.reported_drops = current;
+    }
+}
+
+/// Moves the buffer of `cpu` to the front: libdtrace consumes the buffer of the CPU that
+/// BEGIN fired on first, so BEGIN's output leads even when other CPUs have records too.
+fn consume_cpu_first(buffers: &mut [(u32, Vec<u8>)], cpu: Option<u32>) {
+    if let Some(position) = buffers.iter().position(|(each, _)| Some(*each) == cpu) {
+        buffers[..=position].rotate_right(1);
+    }
+}
+
+/// Moves the buffer of `cpu` to the back: the CPU that END fired on is consumed last.
+fn consume_cpu_last(buffers: &mut [(u32, Vec<u8>)], cpu: Option<u32>) {
+    if let Some(position) = buffers.iter().position(|(each, _)| Some(*each) == cpu) {
+        buffers[position..].rotate_left(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{consume_cpu_first, consume_cpu_last};
+
+    fn order(buffers: &[(u32, Vec<u8>)]) -> Vec<u32> {
+        buffers.iter().map(|(cpu, _)| *cpu).collect()
+    }
+
+    #[test]
+    fn begin_cpu_is_consumed_first_and_end_cpu_last() {
+        let buffers = || vec![(0, vec![]), (1, vec![]), (2, vec![]), (3, vec![])];
+        let mut first = buffers();
+        consume_cpu_first(&mut first, Some(2));
+        assert_eq!(order(&first), [2, 0, 1, 3]);
+        let mut last = buffers();
+        consume_cpu_last(&mut last, Some(1));
+        assert_eq!(order(&last), [0, 2, 3, 1]);
+        // A CPU without a buffer, or none known, leaves the order alone.
+        let mut unchanged = buffers();
+        consume_cpu_first(&mut unchanged, Some(7));
+        consume_cpu_last(&mut unchanged, None);
+        assert_eq!(order(&unchanged), [0, 1, 2, 3]);
     }
 }
