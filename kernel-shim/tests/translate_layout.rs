@@ -1,6 +1,7 @@
 //! The layout contract and translation errors, without the kernel: map specifications
-//! derived from a program and its options, aggregation keys, the constants image, and
-//! the errors translation reports for what the kernel engine does not do.
+//! derived from a program and its options, aggregation keys, the constants image, the
+//! errors translation reports for what the kernel engine does not do, `vtimestamp`'s map
+//! and the search for kernel stacks' artificial frames.
 
 use difvm::difo::{DifType, DifVariable, VariableKind, VariableScope};
 use difvm::object::{
@@ -8,12 +9,16 @@ use difvm::object::{
     EnabledProbe, ProbeDescription, RecordSlot, Statement, StatementRole, ValueLayout,
 };
 use difvm::text::assemble;
-use difvm::verify::verify_program;
-use kernel_shim::ebpf::{Insn, Reg};
+use difvm::verify::{verify_program, VerifiedProgram};
+use kernel_shim::ebpf::{Helper, Insn, Reg};
 use kernel_shim::sys::MapType;
+use kernel_shim::translate::artificial_frames::ARTIFICIAL_FRAME_WINDOW;
+use kernel_shim::translate::layout::VTIMESTAMP_THREADS;
 use kernel_shim::translate::{
-    translate_probe, translate_probe_program, ContextKind, FunctionKind, LayoutOptions, MapFds,
-    ProgramLayout, TranslateError, TranslatedProgram,
+    translate_probe, translate_probe_program, translate_probe_with_artificial_frames,
+    vtimestamp_tracker, ArtificialFrames, ContextKind, FunctionKind, KernelTextRange,
+    LayoutOptions, MapFds, ProgramLayout, TaskStructOffsets, TranslateError, TranslatedProgram,
+    VtimestampLayout,
 };
 
 fn statement(text: &str, variables: Vec<DifVariable>, kind: ActionKind) -> Statement {
@@ -71,6 +76,7 @@ fn fds() -> MapFds {
         aggregations: Some(16),
         aggregation_generations: Some(18),
         speculations: Some(17),
+        vtimestamps: Some(19),
     }
 }
 
@@ -248,4 +254,124 @@ fn programs_with_loop_callbacks_carry_their_functions() {
     assert!(!translate("ldgs arg0, %r1\nret %r1")
         .unwrap()
         .needs_function_info());
+}
+
+/// A one-statement program, verified, with its layout for `options`.
+fn laid_out(text: &str, options: &LayoutOptions) -> (VerifiedProgram, ProgramLayout) {
+    let program = CompiledProgram {
+        statements: vec![statement(text, Vec::new(), ActionKind::Trace)],
+        ..CompiledProgram::default()
+    };
+    let verified = verify_program(&program).expect("verifies");
+    let layout = ProgramLayout::for_program(&verified, options).unwrap();
+    (verified, layout)
+}
+
+#[test]
+fn vtimestamp_needs_its_map_and_the_task_offsets() {
+    let read = "ldgs vtimestamp, %r1\nret %r1";
+    let (_, layout) = laid_out("ldgs timestamp, %r1\nret %r1", &LayoutOptions::default());
+    assert!(!layout.tracks_vtimestamps);
+    assert!(layout
+        .map_specs()
+        .iter()
+        .all(|spec| spec.name != "dtrace_vtimes"));
+
+    let (_, layout) = laid_out(read, &LayoutOptions::default());
+    assert!(layout.tracks_vtimestamps);
+    let spec = layout
+        .map_specs()
+        .into_iter()
+        .find(|spec| spec.name == "dtrace_vtimes")
+        .expect("the vtimestamps map");
+    assert_eq!(spec.map_type, MapType::LruHash);
+    assert_eq!(
+        (spec.key_size, spec.value_size),
+        (8, VtimestampLayout::SIZE)
+    );
+    assert_eq!(spec.max_entries, VTIMESTAMP_THREADS);
+    // Without task_struct offsets neither the probe nor the tracker can be translated.
+    let error = translate(read).unwrap_err();
+    assert!(error.to_string().contains("vtimestamp"), "{error}");
+    assert!(vtimestamp_tracker(&layout, &fds()).is_err());
+
+    let options = LayoutOptions {
+        task_offsets: Some(TaskStructOffsets {
+            real_parent: 2000,
+            tgid: 2100,
+            sum_exec_runtime: 300,
+            start_time: 2400,
+        }),
+        ..LayoutOptions::default()
+    };
+    let (verified, layout) = laid_out(read, &options);
+    let context = ContextKind::RawTracepoint { argument_count: 2 };
+    assert!(translate_probe(&layout, &fds(), 100, &enabled(), &verified, &context).is_ok());
+    assert!(vtimestamp_tracker(&layout, &fds()).is_ok());
+    let without_map = MapFds {
+        vtimestamps: None,
+        ..fds()
+    };
+    let error =
+        translate_probe(&layout, &without_map, 100, &enabled(), &verified, &context).unwrap_err();
+    assert_eq!(error, TranslateError::MissingMap { map: "vtimestamps" });
+    assert_eq!(
+        vtimestamp_tracker(&layout, &without_map).unwrap_err(),
+        TranslateError::MissingMap { map: "vtimestamps" }
+    );
+}
+
+#[test]
+fn kernel_stacks_search_the_machinery_ranges_they_are_given() {
+    let (verified, layout) = laid_out("ldgs stackdepth, %r1\nret %r1", &LayoutOptions::default());
+    let context = ContextKind::SyscallEntry { syscall: Some(110) };
+    let translated = |frames: &ArtificialFrames| {
+        translate_probe_with_artificial_frames(
+            &layout,
+            &fds(),
+            100,
+            &enabled(),
+            &verified,
+            &context,
+            frames,
+        )
+        .expect("translates")
+        .instructions
+    };
+    let captures = |instructions: &[Insn]| {
+        instructions
+            .iter()
+            .filter(|instruction| **instruction == Insn::call(Helper::GetStack))
+            .count()
+    };
+    let loads_of = |instructions: &[Insn], address: u64| {
+        instructions
+            .windows(2)
+            .filter(|pair| *pair == Insn::ld_imm64(Reg::R2, address).as_slice())
+            .count()
+    };
+    // Without ranges, one capture skipping the fixed count.
+    let structural = ArtificialFrames::structural(&context);
+    assert_eq!(structural.fixed, 3);
+    assert!(structural.starts_in_program);
+    assert_eq!(captures(&translated(&structural)), 1);
+    // With them, a first capture finds the artificial frames among the top ones.
+    let range = KernelTextRange {
+        start: 0xffff_ffff_8141_52e0,
+        end: 0xffff_ffff_8141_5340,
+    };
+    let searched = ArtificialFrames {
+        ranges: vec![range],
+        ..structural
+    };
+    let instructions = translated(&searched);
+    assert_eq!(captures(&instructions), 2);
+    let window = ARTIFICIAL_FRAME_WINDOW as usize;
+    assert_eq!(loads_of(&instructions, range.start), window);
+    assert_eq!(loads_of(&instructions, range.end), window);
+    // Probes whose stacks start at the probe site skip nothing.
+    assert_eq!(
+        ArtificialFrames::structural(&ContextKind::PerfEvent),
+        ArtificialFrames::default()
+    );
 }

@@ -3,6 +3,7 @@
 //! BEGIN and END, and drains records, aggregations and drop counters for the consumer.
 
 pub mod aggregation_snapshot;
+pub mod artificial_frames;
 pub mod attach;
 pub mod buffer_policy;
 pub mod buffer_size;

@@ -6,7 +6,9 @@
 //! Order of events: `RuntimeSession::new` creates every map and the principal buffers and
 //! translates and loads every probe's program, so that a program the kernel refuses is
 //! reported before anything runs. `start` attaches BEGIN and END, fires BEGIN, then
-//! attaches every other probe, so BEGIN fires before any other probe. `stop` detaches
+//! attaches every other probe, so BEGIN fires before any other probe; when a program
+//! reads `vtimestamp`, the `sched_switch` tracker that keeps the threads' times on CPU is
+//! attached first and detached last, after END. `stop` detaches
 //! every probe but END, reads the principal buffers, fires END, and detaches END, so no
 //! probe records after END, END finds the buffers empty (classic DTrace reserves room for
 //! END's records in a `fill` buffer; here the whole buffer is free for them), and END's
@@ -29,6 +31,9 @@ use difvm::object::{CompiledProgram, EnabledProbe, PROBE_ID_ERROR};
 use difvm::verify::VerifiedProgram;
 
 use super::aggregation_snapshot::AggregationBaseline;
+use super::artificial_frames::{
+    artificial_frames, machinery_functions, MachineryText, KALLSYMS_PATH,
+};
 use super::attach::{attach, AttachTarget, Attachment};
 use super::buffer_policy::BufferPolicy;
 use super::error::RuntimeError;
@@ -37,15 +42,19 @@ use super::perf_buffer::{BufferEvent, PerfBufferSet};
 use super::records::RecordSizes;
 use super::syscall_dispatch::SyscallDispatch;
 use crate::sys::{
-    bpf_map_create, bpf_raw_tracepoint_open, per_cpu_value_stride, possible_cpu_count,
-    possible_cpus, LinkFd, MapFd, ProgFd, SysError, BPF_ANY, BPF_LOG_LEVEL1,
+    bpf_map_create, bpf_prog_load, bpf_raw_tracepoint_open, per_cpu_value_stride,
+    possible_cpu_count, possible_cpus, LinkFd, MapFd, ProgFd, ProgramLoadRequest, ProgramType,
+    SysError, BPF_ANY, BPF_LOG_LEVEL1,
 };
 use crate::translate::layout::{
     COUNTER_AGGREGATION_DROPS, COUNTER_DYNAMIC_DROPS, COUNTER_ERROR_IN_ERROR_PROBE,
     COUNTER_NESTING_DROPS, COUNTER_PRINCIPAL_DROPS, COUNTER_SPECULATION_BUSY,
     COUNTER_SPECULATION_UNAVAILABLE, COUNTER_SPECULATIVE_DROPS,
 };
-use crate::translate::{translate_probe, ContextKind, LayoutOptions, MapFds, ProgramLayout};
+use crate::translate::{
+    program_reads_kernel_stacks, translate_probe_with_artificial_frames, vtimestamp_tracker,
+    ContextKind, LayoutOptions, MapFds, ProgramLayout,
+};
 
 /// How a probe is instrumented.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -134,6 +143,10 @@ pub struct RuntimeSession {
     probes: Vec<LoadedProbe>,
     dispatchers: Vec<SyscallDispatch>,
     dispatcher_links: Vec<LinkFd>,
+    /// The `sched_switch` program that keeps the threads' times on CPU for
+    /// `vtimestamp`, when a program reads it, and once started its link.
+    vtimestamp_tracker: Option<ProgFd>,
+    vtimestamp_tracker_link: Option<LinkFd>,
     cookie: u64,
     baseline: AggregationBaseline,
     /// The possible CPUs, in the order of per-CPU map values.
@@ -204,6 +217,18 @@ impl RuntimeSession {
             plans.iter().map(|plan| (plan.probe_id, plan)).collect();
         let cookie = new_session_cookie();
         let possible_cpus = possible_cpus()?;
+        // The machinery functions' addresses, when kernel stacks are looked at; without
+        // them (kallsyms unreadable), stacks skip fixed counts of artificial frames.
+        let machinery_text = if program_reads_kernel_stacks(program.program()) {
+            let wanted = probe_ids
+                .iter()
+                .filter_map(|probe_id| plans_by_id.get(probe_id))
+                .flat_map(|plan| machinery_functions(&plan.instrumentation))
+                .collect();
+            MachineryText::read(std::path::Path::new(KALLSYMS_PATH), &wanted).ok()
+        } else {
+            None
+        };
         let mut probes = Vec::new();
         let mut verifier_logs = Vec::new();
         for probe_id in probe_ids {
@@ -214,8 +239,12 @@ impl RuntimeSession {
                 )
             })?;
             let context = plan.instrumentation.context();
-            let translated = translate_probe(&layout, &fds, probe_id, enabled, program, &context)
-                .map_err(|error| RuntimeError::Translate {
+            let frames =
+                artificial_frames(&plan.instrumentation, &context, machinery_text.as_ref());
+            let translated = translate_probe_with_artificial_frames(
+                &layout, &fds, probe_id, enabled, program, &context, &frames,
+            )
+            .map_err(|error| RuntimeError::Translate {
                 probe: plan.name.clone(),
                 reason: error.to_string(),
             })?;
@@ -245,6 +274,21 @@ impl RuntimeSession {
                 attachment: None,
             });
         }
+        let vtimestamp_tracker = if layout.tracks_vtimestamps {
+            let instructions =
+                vtimestamp_tracker(&layout, &fds).map_err(|error| RuntimeError::Translate {
+                    probe: "the vtimestamp tracker".to_string(),
+                    reason: error.to_string(),
+                })?;
+            let mut request = ProgramLoadRequest::new(ProgramType::RawTracepoint, &instructions);
+            request.name = "dtrace_vtime";
+            Some(
+                bpf_prog_load(&request)
+                    .map_err(|error| RuntimeError::rejected("the vtimestamp tracker", error))?,
+            )
+        } else {
+            None
+        };
         Ok(RuntimeSession {
             program: program.program().clone(),
             record_sizes: RecordSizes::new(program.program(), enabled),
@@ -254,6 +298,8 @@ impl RuntimeSession {
             probes,
             dispatchers: Vec::new(),
             dispatcher_links: Vec::new(),
+            vtimestamp_tracker,
+            vtimestamp_tracker_link: None,
             cookie,
             baseline: AggregationBaseline::new(possible_cpus.clone()),
             possible_cpus,
@@ -288,6 +334,10 @@ impl RuntimeSession {
             return Ok(());
         }
         self.started = true;
+        // Threads' times are tracked before any probe can read them.
+        if let Some(tracker) = &self.vtimestamp_tracker {
+            self.vtimestamp_tracker_link = Some(bpf_raw_tracepoint_open("sched_switch", tracker)?);
+        }
         for probe in &mut self.probes {
             if let ProbeInstrumentation::Marker(marker) = probe.plan.instrumentation {
                 probe.attachment = Some(attach(&probe.program, &AttachTarget::Marker(marker), 0)?);
@@ -359,6 +409,7 @@ impl RuntimeSession {
         for probe in &mut self.probes {
             probe.attachment = None;
         }
+        self.vtimestamp_tracker_link = None;
     }
 
     /// Waits up to `timeout` for a buffer to fill (at least half), without reading.
@@ -669,6 +720,7 @@ fn create_maps(
     let aggregations = take("dtrace_aggs").ok();
     let aggregation_generations = take("dtrace_agggen").ok();
     let speculations = take("dtrace_specs").ok();
+    let vtimestamps = take("dtrace_vtimes").ok();
 
     constants.update(&0u32.to_ne_bytes(), layout.constants_image(), BPF_ANY)?;
     let mut globals_value = vec![0u8; globals.value_buffer_size()];
@@ -691,12 +743,19 @@ fn create_maps(
         aggregations: aggregations.as_ref().map(MapFd::raw_fd),
         aggregation_generations: aggregation_generations.as_ref().map(MapFd::raw_fd),
         speculations: speculations.as_ref().map(MapFd::raw_fd),
+        vtimestamps: vtimestamps.as_ref().map(MapFd::raw_fd),
     };
     let buffers = PerfBufferSet::open_with_policy(principal, buffer_size, buffer_policy)?;
-    let others = [Some(state), Some(constants), dynamic, speculations]
-        .into_iter()
-        .flatten()
-        .collect();
+    let others = [
+        Some(state),
+        Some(constants),
+        dynamic,
+        speculations,
+        vtimestamps,
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
     Ok((
         SessionMaps {
             globals,

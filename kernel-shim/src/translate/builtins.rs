@@ -4,13 +4,22 @@
 //! addressed with `TAG_STATE`.
 //!
 //! `timestamp` and `walltimestamp` are read when a clause that uses them starts, so they
-//! are constant within the clause. `vtimestamp`, `ipl` and `zonename` fault with
-//! `illegal operation`, as in the reference engine. `stackdepth` and `ustackdepth` count
-//! the frames `bpf_get_stack` captures (at most `STACK_FRAMES`); `caller` is the second
-//! kernel frame, the probed function's caller for kprobes (for tracepoints it is a frame
-//! of the tracing machinery), and `ucaller` likewise the second user frame. `regs[]` and
-//! `uregs[]` read `struct pt_regs` (see [`Emitter::load_register`]). `curcpu` is not
-//! translated: Linux has no `cpuinfo_t` for it to point to.
+//! are constant within the clause. `vtimestamp` is the current thread's time on CPU up
+//! to that same instant, kept by the session's `sched_switch` tracker (see
+//! `vtimestamps`); it does not leave out DTrace's own time, as classic DTrace does.
+//! `ipl` and `zonename` fault with `illegal operation`, as in the reference engine.
+//!
+//! Kernel stacks leave out the artificial frames of the tracing machinery (see
+//! `artificial_frames`), so they start in the function where the probe fired:
+//! `stackdepth` counts the frames `bpf_get_stack` captures past them (at most
+//! `STACK_FRAMES`), and `caller` is the frame after that first one, the caller of the
+//! function where the probe fired (for a kprobe the probed function's caller, for a
+//! system call the system call dispatcher, for a tracepoint the caller of the function
+//! that hit it, for a profile probe the caller of the interrupted function); it is 0
+//! where there is no kernel stack (uprobes, BEGIN, END). `ustackdepth` and `ucaller`
+//! are their user-stack counterparts. `regs[]` and `uregs[]` read `struct pt_regs` (see
+//! [`Emitter::load_register`]). `curcpu` is not translated: Linux has no `cpuinfo_t`
+//! for it to point to.
 
 use difvm::isa::builtin_variable as variable;
 use difvm::object::FaultCode;
@@ -71,7 +80,8 @@ impl Emitter<'_> {
             variable::CURTHREAD => self.call(Helper::GetCurrentTask),
             variable::TIMESTAMP => self.load_state(Reg::R0, self.layout.state.timestamp),
             variable::WALLTIMESTAMP => self.load_state(Reg::R0, self.layout.state.walltimestamp),
-            variable::VTIMESTAMP | variable::IPL | variable::ZONENAME => {
+            variable::VTIMESTAMP => self.load_vtimestamp()?,
+            variable::IPL | variable::ZONENAME => {
                 self.fault(
                     FaultCode::IllegalOperation,
                     FaultValue::Constant(id as i32),
@@ -150,7 +160,8 @@ impl Emitter<'_> {
                 self.alu_imm(AluOp::Rsh, Reg::R0, 3);
             }
             variable::CALLER => {
-                // The second frame: the probed function's caller for kprobes.
+                // The second frame past the artificial ones: the first is in the
+                // function where the probe fired, the second in its caller.
                 self.capture_frames(2, 0);
                 let done = self.label();
                 let known = self.label();
@@ -266,13 +277,18 @@ impl Emitter<'_> {
         self.emit(Insn::ldx_mem(MemSize::DW, Reg::R0, Reg::R1, stack as i16));
     }
 
-    /// `r0 = bpf_get_stack(ctx, stack area, 8 × frames, flags)`, 0 on failure.
+    /// `r0 = bpf_get_stack(ctx, stack area, 8 × frames, flags)`, 0 on failure; a kernel
+    /// stack leaves out the artificial frames (see `artificial_frames`).
     fn capture_frames(&mut self, frames: u32, flags: i32) {
         let done = self.label();
+        if flags & BPF_F_USER_STACK == 0 {
+            self.load_artificial_frame_count();
+        } else {
+            self.emit(Insn::mov64_imm(Reg::R4, flags));
+        }
         self.emit(Insn::mov64_reg(Reg::R1, super::registers::CONTEXT));
         self.state_pointer(Reg::R2, self.layout.state.stack);
         self.emit(Insn::mov64_imm(Reg::R3, 8 * frames as i32));
-        self.emit(Insn::mov64_imm(Reg::R4, flags));
         self.call(Helper::GetStack);
         self.asm.jmp_imm_to(JmpOp::Sge, Reg::R0, 0, done);
         self.emit(Insn::mov64_imm(Reg::R0, 0));

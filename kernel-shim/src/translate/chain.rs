@@ -19,6 +19,7 @@ use difvm::object::{
     RECORD_HEADER_SIZE,
 };
 
+use super::artificial_frames::ArtificialFrames;
 use super::context::{emit_argument_loading, ContextKind};
 use super::emitter::{Chain, Emitter};
 use super::instructions::translate_difo;
@@ -42,6 +43,7 @@ pub fn translate(
     enabled: &[EnabledProbe],
     program: &CompiledProgram,
     context: &ContextKind,
+    artificial_frames: &ArtificialFrames,
 ) -> Result<TranslatedProgram, TranslateError> {
     let select = |wanted: u32| -> Result<Vec<&EnabledProbe>, TranslateError> {
         let mut selected: Vec<&EnabledProbe> = enabled
@@ -70,6 +72,7 @@ pub fn translate(
     emitter.argument_count = context.argument_count();
     emitter.has_errno = context.has_errno();
     emitter.context = context.clone();
+    emitter.artificial_frames = artificial_frames.clone();
     let error_subprogram = (!errors.is_empty()).then(|| emitter.label());
 
     // Entry: the context, the work area, the nesting guard, the arguments.
@@ -198,7 +201,11 @@ fn emit_statement(
     if statement_reads(
         program,
         statement_index,
-        &[builtin_variable::TIMESTAMP, builtin_variable::WALLTIMESTAMP],
+        &[
+            builtin_variable::TIMESTAMP,
+            builtin_variable::WALLTIMESTAMP,
+            builtin_variable::VTIMESTAMP,
+        ],
     ) {
         emitter.call(Helper::KtimeGetNs);
         emitter.store_state(state.timestamp, Reg::R0);

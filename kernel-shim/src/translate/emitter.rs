@@ -5,6 +5,7 @@
 
 use difvm::object::{CompiledProgram, FaultCode, ProbeDescription};
 
+use super::artificial_frames::ArtificialFrames;
 use super::context::ContextKind;
 use super::layout::{MapFds, ProgramLayout};
 use super::loops::LoopBody;
@@ -64,6 +65,8 @@ pub struct Emitter<'a> {
     pub has_errno: bool,
     /// What the probe's `ctx` is (for `regs[]`).
     pub context: ContextKind,
+    /// How the tracing machinery's frames are left out of kernel stacks.
+    pub artificial_frames: ArtificialFrames,
     /// The `bpf_loop` callbacks the code refers to, emitted after the chains.
     pub callbacks: Vec<(Label, LoopBody)>,
 }
@@ -90,6 +93,7 @@ impl<'a> Emitter<'a> {
             argument_count: 0,
             has_errno: false,
             context: ContextKind::DtraceMarker,
+            artificial_frames: ArtificialFrames::default(),
             callbacks: Vec::new(),
         }
     }

@@ -18,6 +18,7 @@
 //! | `aggregations` (if the program aggregates) | `PERCPU_HASH` | [`AggregationKeyLayout`] | u64 update count, u64 generation, then the aggregation's words | from `aggsize` |
 //! | `aggregation_generations` (if the program aggregates) | `ARRAY` | u32 aggregation id | u64 clear generation, written by the consumer | largest aggregation id + 1 |
 //! | `speculations` (if the program speculates) | `ARRAY` | u32 `(id - 1) * cpus + cpu` | u64 bytes used, then `specsize` bytes of records | `nspec × cpus` |
+//! | `vtimestamps` (if the program reads `vtimestamp`) | `LRU_HASH` | u64 `task_struct` address | [`VtimestampLayout`]: the thread's time on CPU, kept by the runtime's `sched_switch` tracker (see `vtimestamps`) | [`VTIMESTAMP_THREADS`] |
 //!
 //! The per-CPU work area is an ordinary array indexed by `bpf_get_smp_processor_id()`
 //! rather than a per-CPU array, because per-CPU values are limited to 32 KiB and scratch
@@ -91,6 +92,9 @@ use difvm::isa::DIF_TUPLE_STACK_DEPTH;
 use difvm::object::{ActionKind, CompiledProgram, VariableStorage, RECORD_HEADER_SIZE};
 use difvm::verify::VerifiedProgram;
 
+pub use super::task_offsets::TaskStructOffsets;
+use super::vtimestamps::program_reads_vtimestamp;
+pub use super::vtimestamps::{VtimestampLayout, VTIMESTAMP_THREADS};
 use crate::sys::MapType;
 
 /// Tag of scratch addresses: offsets into the work area's scratch space.
@@ -178,13 +182,6 @@ pub struct LayoutOptions {
     pub task_offsets: Option<TaskStructOffsets>,
 }
 
-/// Offsets in `struct task_struct` that `ppid` follows (`task->real_parent->tgid`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TaskStructOffsets {
-    pub real_parent: u32,
-    pub tgid: u32,
-}
-
 impl Default for LayoutOptions {
     fn default() -> LayoutOptions {
         LayoutOptions {
@@ -262,6 +259,8 @@ pub struct MapFds {
     /// The aggregations' clear generations; present with `aggregations`.
     pub aggregation_generations: Option<i32>,
     pub speculations: Option<i32>,
+    /// The threads' times on CPU; present when the program reads `vtimestamp`.
+    pub vtimestamps: Option<i32>,
 }
 
 /// Which DIFO of a statement: its predicate or one action value.
@@ -422,6 +421,9 @@ pub struct ProgramLayout {
     constants: Vec<u8>,
     /// Whether any statement speculates.
     pub speculates: bool,
+    /// Whether any DIFO reads `vtimestamp`: the session then keeps the `vtimestamps` map
+    /// with its `sched_switch` tracker.
+    pub tracks_vtimestamps: bool,
 }
 
 /// Distance between the work area's two string buffers (`strsize` bytes, the NUL and
@@ -761,6 +763,7 @@ impl ProgramLayout {
             string_tables,
             constants,
             speculates,
+            tracks_vtimestamps: program_reads_vtimestamp(program),
         })
     }
 
@@ -857,6 +860,16 @@ impl ProgramLayout {
                 key_size: 4,
                 value_size: 8 + self.options.speculation_size,
                 max_entries: self.options.speculation_count.max(1) * cpus,
+                flags: 0,
+            });
+        }
+        if self.tracks_vtimestamps {
+            specs.push(MapSpec {
+                name: "dtrace_vtimes",
+                map_type: MapType::LruHash,
+                key_size: 8,
+                value_size: VtimestampLayout::SIZE,
+                max_entries: VTIMESTAMP_THREADS,
                 flags: 0,
             });
         }

@@ -33,10 +33,10 @@
 //! Translation fails with a [`TranslateError`] naming what is missing rather than
 //! producing code that would behave differently: `copyout()` and `copyoutstr()` (they
 //! need `bpf_probe_write_user`, which kernels in lockdown refuse), `curcpu` (Linux has no
-//! `cpuinfo_t` for it to point to), `ppid` and `progenyof()` without task offsets (see
-//! [`TaskStructOffsets::from_running_kernel`]), tuple stacks whose shape differs between
-//! the paths reaching a use, struct-keyed associative arrays, and speculation with more
-//! than 256 (speculation × CPU) buffers.
+//! `cpuinfo_t` for it to point to), `ppid`, `progenyof()` and `vtimestamp` without task
+//! offsets (see [`TaskStructOffsets::from_running_kernel`]), tuple stacks whose shape
+//! differs between the paths reaching a use, struct-keyed associative arrays, and
+//! speculation with more than 256 (speculation × CPU) buffers.
 //!
 //! # Known differences from the interpreter
 //!
@@ -56,7 +56,12 @@
 //! * `regs[]` and `uregs[]` are indexed by the u64 slots of x86_64 `struct pt_regs`;
 //!   `ucaller` is the second frame of the user stack as frame pointers reveal it.
 //! * `progenyof()` follows at most 32 ancestors.
+//! * `vtimestamp` adds up `bpf_ktime_get_ns` time between a thread's switches from the
+//!   scheduler's count at the first switch the session sees (see `vtimestamps`); the
+//!   interpreter reads the thread's CPU clock. Both include DTrace's own time.
+//! * Kernel stacks leave out the tracing machinery's frames (see `artificial_frames`).
 
+pub mod artificial_frames;
 pub mod context;
 mod emitter;
 pub mod layout;
@@ -82,6 +87,7 @@ mod subroutines;
 mod task_offsets;
 mod tokens;
 mod variables;
+mod vtimestamps;
 
 use std::fmt;
 
@@ -90,12 +96,14 @@ use difvm::verify::VerifiedProgram;
 
 use crate::ebpf::{AssembleError, Insn};
 
+pub use artificial_frames::{program_reads_kernel_stacks, ArtificialFrames, KernelTextRange};
 pub use context::{ContextKind, TracepointField};
 pub use layout::{
     DifoLocation, DifoSlot, LayoutError, LayoutOptions, MapFds, MapSpec, ProgramLayout,
-    TaskStructOffsets,
+    TaskStructOffsets, VtimestampLayout,
 };
 pub use program::{FunctionKind, ProgramFunction, TranslatedProgram};
+pub use vtimestamps::vtimestamp_tracker;
 
 /// Why a probe's program could not be translated.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -146,6 +154,9 @@ impl From<AssembleError> for TranslateError {
 /// probe id is `probe_id`, in EPID order, plus the statements enabled on the ERROR probe
 /// (run when a clause faults). `context` says how the probe's arguments are read. Load the
 /// result with [`TranslatedProgram::load`], which adds the functions' BTF when needed.
+/// Kernel stacks skip the fixed artificial frames of the context
+/// ([`ArtificialFrames::structural`]); the runtime, which knows the machinery functions'
+/// addresses, uses [`translate_probe_with_artificial_frames`].
 pub fn translate_probe(
     layout: &ProgramLayout,
     maps: &MapFds,
@@ -154,7 +165,38 @@ pub fn translate_probe(
     program: &VerifiedProgram,
     context: &ContextKind,
 ) -> Result<TranslatedProgram, TranslateError> {
-    chain::translate(layout, maps, probe_id, enabled, program.program(), context)
+    let artificial_frames = ArtificialFrames::structural(context);
+    translate_probe_with_artificial_frames(
+        layout,
+        maps,
+        probe_id,
+        enabled,
+        program,
+        context,
+        &artificial_frames,
+    )
+}
+
+/// [`translate_probe`] with the artificial frames of the probe's kernel stacks found as
+/// `artificial_frames` says (see [`artificial_frames`]).
+pub fn translate_probe_with_artificial_frames(
+    layout: &ProgramLayout,
+    maps: &MapFds,
+    probe_id: u32,
+    enabled: &[EnabledProbe],
+    program: &VerifiedProgram,
+    context: &ContextKind,
+    artificial_frames: &ArtificialFrames,
+) -> Result<TranslatedProgram, TranslateError> {
+    chain::translate(
+        layout,
+        maps,
+        probe_id,
+        enabled,
+        program.program(),
+        context,
+        artificial_frames,
+    )
 }
 
 /// [`translate_probe`] for callers that load the instructions themselves: a program

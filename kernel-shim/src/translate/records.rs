@@ -107,16 +107,21 @@ impl Emitter<'_> {
         }
     }
 
-    /// `bpf_get_stack` into `size` bytes (whole frames) at work-area offset `at`.
+    /// `bpf_get_stack` into `size` bytes (whole frames) at work-area offset `at`; a
+    /// kernel stack leaves out the artificial frames (see `artificial_frames`).
     fn capture_stack(&mut self, at: u32, size: u32, flags: i32) {
         let size = size / 8 * 8;
         if size == 0 {
             return;
         }
+        if flags & BPF_F_USER_STACK == 0 {
+            self.load_artificial_frame_count();
+        } else {
+            self.emit(Insn::mov64_imm(Reg::R4, flags));
+        }
         self.emit(Insn::mov64_reg(Reg::R1, CONTEXT));
         self.state_pointer(Reg::R2, at);
         self.emit(Insn::mov64_imm(Reg::R3, size as i32));
-        self.emit(Insn::mov64_imm(Reg::R4, flags));
         self.call(Helper::GetStack);
     }
 }

@@ -1,9 +1,23 @@
-//! Where `ppid` and `progenyof()` find a task's parent and process id: the offsets of
-//! `real_parent` and `tgid` in the running kernel's `struct task_struct`, read from its
-//! BTF (they move between kernel versions and configurations).
+//! Where `ppid` and `progenyof()` find a task's parent and process id, and `vtimestamp`
+//! a thread's time on CPU and start time: the offsets of `real_parent`, `tgid`,
+//! `se.sum_exec_runtime` and `start_time` in the running kernel's `struct task_struct`,
+//! read from its BTF (they move between kernel versions and configurations).
 
-use super::layout::TaskStructOffsets;
 use crate::btf::{Btf, BtfError};
+
+/// Offsets in `struct task_struct` that `ppid` follows (`task->real_parent->tgid`) and
+/// that `vtimestamp` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TaskStructOffsets {
+    pub real_parent: u32,
+    pub tgid: u32,
+    /// `se.sum_exec_runtime`: nanoseconds the thread has run, as of the scheduler's
+    /// last update (exact when the thread is switched in or out).
+    pub sum_exec_runtime: u32,
+    /// `start_time`: when the thread was created, which tells a thread from a later one
+    /// that reuses its `task_struct`.
+    pub start_time: u32,
+}
 
 impl TaskStructOffsets {
     /// The offsets in the kernel that `btf` describes.
@@ -11,6 +25,9 @@ impl TaskStructOffsets {
         Ok(TaskStructOffsets {
             real_parent: btf.member_offset("task_struct", "real_parent")?,
             tgid: btf.member_offset("task_struct", "tgid")?,
+            sum_exec_runtime: btf.member_offset("task_struct", "se")?
+                + btf.member_offset("sched_entity", "sum_exec_runtime")?,
+            start_time: btf.member_offset("task_struct", "start_time")?,
         })
     }
 

@@ -253,6 +253,7 @@ pub fn load_kernel_with(
         aggregations: fd_of("dtrace_aggs"),
         aggregation_generations: fd_of("dtrace_agggen"),
         speculations: fd_of("dtrace_specs"),
+        vtimestamps: fd_of("dtrace_vtimes"),
     };
     let translated = translate_probe(
         &layout,

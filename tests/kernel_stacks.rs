@@ -1,0 +1,343 @@
+//! Live tests of kernel stacks on the kernel engine: `stack()`, `stackdepth` and `caller`
+//! leave out the tracing machinery's frames (the BPF program, `bpf_trace_runN`,
+//! `__bpf_trace_*`, `__traceiter_*`, `perf_syscall_*`), so a stack starts in the
+//! function where the probe fired, for the syscall provider (raw tracepoints), sdt
+//! tracepoints, profile probes and ERROR clauses alike; `stackdepth` is the number of
+//! frames `stack()` prints and `caller` is its second frame.
+//!
+//! These tests trace the running machine, so each one first checks that it may (root and
+//! a working `dtrace -n 'BEGIN { exit(0); }'`) and otherwise prints `skipping: <reason>`
+//! and passes. The load processes are small Python scripts written to a private temporary
+//! directory, because `-c` splits its command on blanks and so cannot carry `python -c`.
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long any single dtrace run may take before the test kills it and fails.
+const RUN_DEADLINE: Duration = Duration::from_secs(20);
+
+/// What each firing prints: its depth and caller, then its stack.
+const FIRING_ACTIONS: &str = "printf(\"depth %d caller %a\\n\", stackdepth, caller); stack();";
+
+/// Makes argv[1] getppid() calls.
+const GETPPID_LOAD: &str = "import os, sys\n\
+for _ in range(int(sys.argv[1])):\n    os.getppid()\n";
+
+/// Forks argv[1] children that exit at once, waiting for each.
+const FORK_LOAD: &str = "import os, sys\n\
+for _ in range(int(sys.argv[1])):\n    child = os.fork()\n    \
+if child == 0:\n        os._exit(0)\n    os.waitpid(child, 0)\n";
+
+/// Spends about argv[1] seconds copying from /dev/zero, mostly in the kernel.
+const KERNEL_BUSY_LOAD: &str = "import os, sys, time\n\
+end = time.monotonic() + float(sys.argv[1])\n\
+zero = os.open('/dev/zero', os.O_RDONLY)\n\
+while time.monotonic() < end:\n    os.read(zero, 1 << 20)\n";
+
+struct Outcome {
+    status: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+/// Returns the Python interpreter the load scripts run under, if one is installed.
+fn python_interpreter() -> Option<&'static str> {
+    ["/usr/bin/python3.11", "/usr/bin/python3"]
+        .into_iter()
+        .find(|path| std::path::Path::new(path).exists())
+}
+
+/// Decides whether this process may trace; returns the reason to skip when it may not.
+fn reason_to_skip() -> Option<String> {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        return Some("not running as root".to_string());
+    }
+    if python_interpreter().is_none() {
+        return Some("no /usr/bin/python3 for the load process".to_string());
+    }
+    let outcome = run_dtrace(&["-q", "-n", "BEGIN { exit(0); }"]);
+    if outcome.status != Some(0) {
+        return Some(format!(
+            "dtrace cannot trace here (exit {:?}): {}",
+            outcome.status,
+            outcome.stderr.lines().next().unwrap_or("")
+        ));
+    }
+    None
+}
+
+/// Prints the skip line and returns true when the calling test must not trace.
+fn must_skip() -> bool {
+    match reason_to_skip() {
+        Some(reason) => {
+            println!("skipping: {reason}");
+            true
+        }
+        None => false,
+    }
+}
+
+/// Collects a child's stdout and stderr on helper threads, so that neither pipe can fill
+/// up and stall the child, and kills the child if it outlives the deadline.
+fn collect(mut child: Child, deadline: Duration) -> Outcome {
+    let mut stdout_pipe = child.stdout.take().expect("stdout is piped");
+    let mut stderr_pipe = child.stderr.take().expect("stderr is piped");
+    let stdout_reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stdout_pipe.read_to_string(&mut text);
+        text
+    });
+    let stderr_reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stderr_pipe.read_to_string(&mut text);
+        text
+    });
+    let started = Instant::now();
+    let status = loop {
+        match child.try_wait().expect("wait for dtrace") {
+            Some(status) => break status.code(),
+            None if started.elapsed() > deadline => {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            None => std::thread::sleep(Duration::from_millis(20)),
+        }
+    };
+    Outcome {
+        status,
+        stdout: stdout_reader.join().unwrap_or_default(),
+        stderr: stderr_reader.join().unwrap_or_default(),
+    }
+}
+
+fn run_dtrace(args: &[&str]) -> Outcome {
+    let child = Command::new(env!("CARGO_BIN_EXE_dtrace"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn dtrace");
+    collect(child, RUN_DEADLINE)
+}
+
+/// A private directory holding one load script, removed when the test ends.
+struct LoadScript {
+    directory: PathBuf,
+    script: PathBuf,
+}
+
+impl LoadScript {
+    fn new(test_name: &str, source: &str) -> LoadScript {
+        let directory = std::env::temp_dir().join(format!(
+            "dtrace-kernel-stacks-{}-{}",
+            test_name,
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&directory).expect("create load directory");
+        let script = directory.join("load.py");
+        std::fs::write(&script, source).expect("write load script");
+        LoadScript { directory, script }
+    }
+
+    /// The `-c` command line that runs the script with the given arguments.
+    fn command_line(&self, arguments: &str) -> String {
+        format!(
+            "{} {} {}",
+            python_interpreter().expect("checked by must_skip"),
+            self.script.display(),
+            arguments
+        )
+    }
+}
+
+impl Drop for LoadScript {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.directory);
+    }
+}
+
+/// One firing's output: `stackdepth`, `caller` as `%a` prints it, and the frames.
+#[derive(Debug)]
+struct Firing {
+    depth: usize,
+    caller: String,
+    frames: Vec<String>,
+}
+
+/// Splits the output of [`FIRING_ACTIONS`] into firings.
+fn firings(stdout: &str) -> Vec<Firing> {
+    let mut firings: Vec<Firing> = Vec::new();
+    for line in stdout
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+    {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words.as_slice() {
+            ["depth", depth, "caller", caller] => firings.push(Firing {
+                depth: depth.parse().expect("stackdepth is a number"),
+                caller: caller.to_string(),
+                frames: Vec::new(),
+            }),
+            _ => firings
+                .last_mut()
+                .expect("a frame follows a depth line")
+                .frames
+                .push(line.to_string()),
+        }
+    }
+    firings
+}
+
+/// The function of a `module`function+0xoffset` frame.
+fn function_of(frame: &str) -> &str {
+    let function = frame.split_once('`').map_or(frame, |(_, rest)| rest);
+    function.split_once('+').map_or(function, |(name, _)| name)
+}
+
+/// Whether `frame` belongs to the tracing machinery rather than to the traced code.
+fn is_machinery(frame: &str) -> bool {
+    let function = function_of(frame);
+    frame.starts_with("bpf`")
+        || function.starts_with("bpf_prog_")
+        || function.starts_with("bpf_trace_run")
+        || function.starts_with("__bpf_trace_")
+        || function.starts_with("__traceiter_")
+        || function.starts_with("perf_syscall_")
+        || function.starts_with("perf_call_bpf_")
+        || function.starts_with("perf_trace_")
+        || function == "trace_call_bpf"
+}
+
+/// Runs `program` over the load `source` with `arguments` and returns its firings, after
+/// checking every firing's stack: as many frames as `stackdepth`, and `caller` the
+/// second frame (0 when there is none).
+fn traced_firings(test_name: &str, source: &str, arguments: &str, program: &str) -> Vec<Firing> {
+    let load = LoadScript::new(test_name, source);
+    let command_line = load.command_line(arguments);
+    let outcome = run_dtrace(&["-q", "-n", program, "-c", &command_line]);
+    assert_eq!(outcome.status, Some(0), "stderr: {}", outcome.stderr);
+    let firings = firings(&outcome.stdout);
+    assert!(
+        !firings.is_empty(),
+        "no firing; stdout {:?}, stderr {:?}",
+        outcome.stdout,
+        outcome.stderr
+    );
+    for firing in &firings {
+        assert_eq!(firing.depth, firing.frames.len(), "{firing:#?}");
+        match firing.frames.get(1) {
+            Some(second) => assert_eq!(&firing.caller, second, "{firing:#?}"),
+            None => assert_eq!(firing.caller, "0x0", "{firing:#?}"),
+        }
+    }
+    firings
+}
+
+/// Checks that no firing's stack holds a machinery frame and that every one starts in
+/// one of `functions`.
+fn assert_first_frames_in(firings: &[Firing], functions: &[&str]) {
+    for firing in firings {
+        assert!(
+            !firing.frames.iter().any(|frame| is_machinery(frame)),
+            "a machinery frame shows: {firing:#?}"
+        );
+        let first = firing.frames.first().map(|frame| function_of(frame));
+        assert!(
+            first.is_some_and(|first| functions.contains(&first)),
+            "the stack starts in {first:?}, not in one of {functions:?}: {firing:#?}"
+        );
+    }
+}
+
+#[test]
+fn syscall_entry_and_return_stacks_start_in_the_system_call_path() {
+    if must_skip() {
+        return;
+    }
+    // The sdt probe is a second callback on the `sys_enter` tracepoint, which puts the
+    // optional `__traceiter_sys_enter` frame into every entry stack.
+    let program = format!(
+        "syscall::getppid:entry,syscall::getppid:return,sdt:syscalls::sys_enter_getppid \
+         /pid == $target/ {{ {FIRING_ACTIONS} }}"
+    );
+    let firings = traced_firings("syscall", GETPPID_LOAD, "5", &program);
+    assert!(firings.len() >= 15, "{firings:#?}");
+    // The tracepoints are hit in the system call's entry and exit work, which the
+    // dispatcher calls (a kernel may inline them into it).
+    assert_first_frames_in(
+        &firings,
+        &[
+            "syscall_trace_enter",
+            "syscall_exit_work",
+            "syscall_exit_to_user_mode",
+            "do_syscall_64",
+        ],
+    );
+}
+
+#[test]
+fn sdt_tracepoint_stacks_start_where_the_tracepoint_is_hit() {
+    if must_skip() {
+        return;
+    }
+    let program =
+        format!("sdt:syscalls::sys_enter_getppid /pid == $target/ {{ {FIRING_ACTIONS} }}");
+    let firings = traced_firings("sdt-syscalls", GETPPID_LOAD, "5", &program);
+    assert!(firings.len() >= 5, "{firings:#?}");
+    assert_first_frames_in(&firings, &["syscall_trace_enter", "do_syscall_64"]);
+
+    let program = format!("sdt:sched::sched_process_fork /pid == $target/ {{ {FIRING_ACTIONS} }}");
+    let firings = traced_firings("sdt-fork", FORK_LOAD, "3", &program);
+    assert_eq!(firings.len(), 3, "{firings:#?}");
+    assert_first_frames_in(&firings, &["kernel_clone", "_do_fork"]);
+}
+
+#[test]
+fn error_clause_stacks_leave_out_the_machinery_too() {
+    if must_skip() {
+        return;
+    }
+    // The ERROR clauses run in a subprogram: one more BPF frame on top.
+    let program = format!(
+        "syscall::getppid:entry /pid == $target/ {{ x = *(int *)0; }} ERROR {{ {FIRING_ACTIONS} }}"
+    );
+    let firings = traced_firings("error", GETPPID_LOAD, "3", &program);
+    assert!(firings.len() >= 3, "{firings:#?}");
+    assert_first_frames_in(&firings, &["syscall_trace_enter", "do_syscall_64"]);
+}
+
+#[test]
+fn profile_stacks_start_at_the_interrupted_function() {
+    if must_skip() {
+        return;
+    }
+    let program = format!("profile-997 /pid == $target/ {{ {FIRING_ACTIONS} }}");
+    let firings = traced_firings("profile", KERNEL_BUSY_LOAD, "0.5", &program);
+    // Samples that hit user mode have no kernel stack; reading /dev/zero keeps most of
+    // them in the kernel.
+    assert!(
+        firings.iter().any(|firing| firing.depth > 0),
+        "no sample hit the kernel: {firings:#?}"
+    );
+    // The stack starts at the interrupted instruction, which may be anywhere (even in
+    // another session's BPF program), but never in the path from the timer interrupt to
+    // the probe's program.
+    for firing in &firings {
+        assert!(
+            !firing.frames.iter().any(|frame| {
+                let function = function_of(frame);
+                function.contains("perf_event_overflow")
+                    || function == "bpf_overflow_handler"
+                    || function.starts_with("perf_swevent")
+                    || function.contains("bpf_prog_run")
+            }),
+            "the sampling machinery shows: {firing:#?}"
+        );
+    }
+}
