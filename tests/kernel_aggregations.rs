@@ -9,145 +9,15 @@
 //! passes. The load processes are small Python scripts written to a private temporary
 //! directory, because `-c` splits its command on blanks and so cannot carry `python -c`.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Read;
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// How long any single dtrace run may take before the test kills it and fails.
-const RUN_DEADLINE: Duration = Duration::from_secs(60);
+use common::live::{aggregation_drops, LiveDtrace, GETPPID_LOAD, TWO_PROCESS_GETPPID_LOAD};
 
-struct Outcome {
-    status: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-/// Returns the Python interpreter the load scripts run under, if one is installed.
-fn python_interpreter() -> Option<&'static str> {
-    ["/usr/bin/python3.11", "/usr/bin/python3"]
-        .into_iter()
-        .find(|path| std::path::Path::new(path).exists())
-}
-
-/// Decides whether this process may trace; returns the reason to skip when it may not.
-fn reason_to_skip() -> Option<String> {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    if unsafe { libc::geteuid() } != 0 {
-        return Some("not running as root".to_string());
-    }
-    if python_interpreter().is_none() {
-        return Some("no /usr/bin/python3 for the load process".to_string());
-    }
-    let outcome = run_dtrace(&["-q", "-n", "BEGIN { exit(0); }"]);
-    if outcome.status != Some(0) {
-        return Some(format!(
-            "dtrace cannot trace here (exit {:?}): {}",
-            outcome.status,
-            outcome.stderr.lines().next().unwrap_or("")
-        ));
-    }
-    None
-}
-
-/// Prints the skip line and returns true when the calling test must not trace.
-fn must_skip() -> bool {
-    match reason_to_skip() {
-        Some(reason) => {
-            println!("skipping: {reason}");
-            true
-        }
-        None => false,
-    }
-}
-
-/// Collects a child's stdout and stderr on helper threads, so that neither pipe can fill
-/// up and stall the child, and kills the child if it outlives the deadline.
-fn collect(mut child: Child, deadline: Duration) -> Outcome {
-    let mut stdout_pipe = child.stdout.take().expect("stdout is piped");
-    let mut stderr_pipe = child.stderr.take().expect("stderr is piped");
-    let stdout_reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stdout_pipe.read_to_string(&mut text);
-        text
-    });
-    let stderr_reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stderr_pipe.read_to_string(&mut text);
-        text
-    });
-    let started = Instant::now();
-    let status = loop {
-        match child.try_wait().expect("wait for dtrace") {
-            Some(status) => break status.code(),
-            None if started.elapsed() > deadline => {
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
-            }
-            None => std::thread::sleep(Duration::from_millis(20)),
-        }
-    };
-    Outcome {
-        status,
-        stdout: stdout_reader.join().unwrap_or_default(),
-        stderr: stderr_reader.join().unwrap_or_default(),
-    }
-}
-
-fn run_dtrace(args: &[&str]) -> Outcome {
-    let child = Command::new(env!("CARGO_BIN_EXE_dtrace"))
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn dtrace");
-    collect(child, RUN_DEADLINE)
-}
-
-/// A private directory holding one load script, removed when the test ends.
-struct LoadScript {
-    directory: PathBuf,
-    script: PathBuf,
-}
-
-impl LoadScript {
-    fn new(test_name: &str, source: &str) -> LoadScript {
-        let directory = std::env::temp_dir().join(format!(
-            "dtrace-kernel-aggregations-{}-{}",
-            test_name,
-            std::process::id()
-        ));
-        std::fs::create_dir_all(&directory).expect("create load directory");
-        let script = directory.join("load.py");
-        std::fs::write(&script, source).expect("write load script");
-        LoadScript { directory, script }
-    }
-
-    /// The `-c` command line that runs the script with the given arguments.
-    fn command_line(&self, arguments: &str) -> String {
-        format!(
-            "{} {} {}",
-            python_interpreter().expect("checked by must_skip"),
-            self.script.display(),
-            arguments
-        )
-    }
-}
-
-impl Drop for LoadScript {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.directory);
-    }
-}
-
-/// Makes exactly argv[1] getppid() calls.
-const GETPPID_LOAD: &str = "import os, sys\n\
-n = int(sys.argv[1])\n\
-g = os.getppid\n\
-for _ in range(n):\n    g()\n";
+/// Any single dtrace run may take 60 seconds before the test kills it and fails.
+const DTRACE: LiveDtrace = LiveDtrace::with_deadline(Duration::from_secs(60));
 
 /// Makes argv[1] getppid(), argv[1]/2 getuid() and argv[1]/4 getgid() calls, then sleeps
 /// past the tracing program's `tick-2s`.
@@ -167,28 +37,6 @@ for _ in range(n):\n    g()\n\
 try:\n    os.getpgid(424242)\nexcept OSError:\n    pass\n\
 time.sleep(1)\n\
 for _ in range(n):\n    g()\n";
-
-/// The count of each `dtrace: N aggregation drop[s] on CPU C` message, summed.
-fn aggregation_drops(stderr: &str) -> u64 {
-    let mut drops = 0;
-    for line in stderr.lines() {
-        let Some(rest) = line.strip_prefix("dtrace: ") else {
-            continue;
-        };
-        let words: Vec<&str> = rest.split_whitespace().collect();
-        if words.len() == 6
-            && words[1] == "aggregation"
-            && (words[2] == "drops" || words[2] == "drop")
-            && words[3] == "on"
-            && words[4] == "CPU"
-        {
-            if let Ok(count) = words[0].parse::<u64>() {
-                drops += count;
-            }
-        }
-    }
-    drops
-}
 
 /// One line of `printa("%-16s %-20s %@8d\n", @)`: (execname, probefunc, count). Checks the
 /// columns exactly when both names fit their widths.
@@ -212,11 +60,11 @@ fn parse_count_line(line: &str) -> (String, String, u64) {
 
 #[test]
 fn syscall_counts_are_printed_with_printa_and_truncated() {
-    if must_skip() {
+    if DTRACE.must_skip() {
         return;
     }
     // The issue's program, verbatim: every process's system calls for two seconds.
-    let outcome = run_dtrace(&[
+    let outcome = DTRACE.run(&[
         "-n",
         "syscall:::entry { @[execname, probefunc] = count(); } \
          tick-2s { printa(\"%-16s %-20s %@8d\\n\", @); trunc(@, 5); exit(0); }",
@@ -251,17 +99,18 @@ fn syscall_counts_are_printed_with_printa_and_truncated() {
 
     // The same with the target's system calls only (so nothing new appears after the
     // truncation) and a report from END: the five largest counts are left.
-    let load = LoadScript::new("trunc", MIXED_LOAD_THEN_SLEEP);
-    let command_line = load.command_line("1000");
-    let outcome = run_dtrace(&[
-        "-q",
-        "-n",
-        "syscall:::entry /pid == $target/ { @[execname, probefunc] = count(); } \
+    let outcome = DTRACE.run_with_load(
+        "trunc",
+        MIXED_LOAD_THEN_SLEEP,
+        "1000",
+        &[
+            "-q",
+            "-n",
+            "syscall:::entry /pid == $target/ { @[execname, probefunc] = count(); } \
          tick-2s { printa(\"%-16s %-20s %@8d\\n\", @); trunc(@, 5); exit(0); } \
          END { printf(\"after trunc\\n\"); printa(\"%-16s %-20s %@8d\\n\", @); }",
-        "-c",
-        &command_line,
-    ]);
+        ],
+    );
     assert_eq!(outcome.status, Some(0), "stderr: {}", outcome.stderr);
     let (before, after) = outcome
         .stdout
@@ -328,16 +177,18 @@ fn histogram_bucket_counts(text: &str) -> Vec<Vec<u64>> {
 
 #[test]
 fn latency_histograms_add_up_to_the_calls() {
-    if must_skip() {
+    if DTRACE.must_skip() {
         return;
     }
     const CALLS: u64 = 20_000;
-    let load = LoadScript::new("latency", GETPPID_LOAD);
-    let command_line = load.command_line(&CALLS.to_string());
-    let outcome = run_dtrace(&[
-        "-q",
-        "-n",
-        "syscall::getppid:entry /pid == $target/ { self->ts = timestamp; } \
+    let outcome = DTRACE.run_with_load(
+        "latency",
+        GETPPID_LOAD,
+        &CALLS.to_string(),
+        &[
+            "-q",
+            "-n",
+            "syscall::getppid:entry /pid == $target/ { self->ts = timestamp; } \
          syscall::getppid:return /self->ts/ { \
              this->latency = timestamp - self->ts; \
              @power = quantize(this->latency); \
@@ -345,9 +196,8 @@ fn latency_histograms_add_up_to_the_calls() {
              @logarithmic = llquantize(this->latency, 10, 0, 6, 10); \
              @calls = count(); \
              self->ts = 0; }",
-        "-c",
-        &command_line,
-    ]);
+        ],
+    );
     assert_eq!(outcome.status, Some(0), "stderr: {}", outcome.stderr);
     let histograms = histogram_bucket_counts(&outcome.stdout);
     assert_eq!(histograms.len(), 3, "{}", outcome.stdout);
@@ -384,39 +234,40 @@ const CLEAR_PROGRAM_OUTPUT: &str = "\n               70\n               20\n    
 /// Needs no privileges: the reference interpreter runs BEGIN and END in the process.
 #[test]
 fn clear_and_trunc_restart_values_on_the_interpreter() {
-    let vm = run_dtrace(&["-q", "-x", "engine=vm", "-n", CLEAR_PROGRAM]);
+    let vm = DTRACE.run(&["-q", "-x", "engine=vm", "-n", CLEAR_PROGRAM]);
     assert_eq!(vm.status, Some(0), "stderr: {}", vm.stderr);
     assert_eq!(vm.stdout, CLEAR_PROGRAM_OUTPUT);
 }
 
 #[test]
 fn min_max_and_count_after_clear_agree_with_the_interpreter() {
-    if must_skip() {
+    if DTRACE.must_skip() {
         return;
     }
-    let kernel = run_dtrace(&["-q", "-x", "engine=kernel", "-n", CLEAR_PROGRAM]);
+    let kernel = DTRACE.run(&["-q", "-x", "engine=kernel", "-n", CLEAR_PROGRAM]);
     assert_eq!(kernel.status, Some(0), "stderr: {}", kernel.stderr);
     assert_eq!(kernel.stdout, CLEAR_PROGRAM_OUTPUT);
 
     // Live: N calls see i = 0..N-1, the mark clears, N more calls see i = N..2N-1.
     const CALLS: u64 = 5_000;
-    let load = LoadScript::new("clear", GETPPID_MARK_GETPPID);
-    let command_line = load.command_line(&CALLS.to_string());
-    let outcome = run_dtrace(&[
-        "-q",
-        "-x",
-        "switchrate=50hz",
-        "-n",
-        "BEGIN { i = 0; } \
+    let outcome = DTRACE.run_with_load(
+        "clear",
+        GETPPID_MARK_GETPPID,
+        &CALLS.to_string(),
+        &[
+            "-q",
+            "-x",
+            "switchrate=50hz",
+            "-n",
+            "BEGIN { i = 0; } \
          syscall::getppid:entry /pid == $target/ { \
              @calls = count(); @low = min(i); @high = max(i); i++; } \
          syscall::getpgid:entry /pid == $target && arg0 == 424242/ { \
              printa(\"before %@d %@d %@d\\n\", @calls, @low, @high); \
              clear(@calls); clear(@low); clear(@high); } \
          END { printa(\"after %@d %@d %@d\\n\", @calls, @low, @high); }",
-        "-c",
-        &command_line,
-    ]);
+        ],
+    );
     assert_eq!(outcome.status, Some(0), "stderr: {}", outcome.stderr);
     assert_eq!(
         outcome.stdout,
@@ -440,32 +291,11 @@ fn online_cpus() -> Vec<u32> {
     cpus
 }
 
-/// Runs dtrace with the given arguments on CPU 0 only.
-fn run_dtrace_on_first_cpu(args: &[&str]) -> Outcome {
-    use std::os::unix::process::CommandExt;
-    let mut command = Command::new(env!("CARGO_BIN_EXE_dtrace"));
-    command
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    // SAFETY: sched_setaffinity only reads the set; it runs in the child before exec.
-    unsafe {
-        command.pre_exec(|| {
-            let mut set: libc::cpu_set_t = std::mem::zeroed();
-            libc::CPU_SET(0, &mut set);
-            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
-            Ok(())
-        });
-    }
-    collect(command.spawn().expect("spawn dtrace"), RUN_DEADLINE)
-}
-
 /// Needs no privileges: `-x aggpercpu` on the interpreter, which fires BEGIN and END on
 /// the CPU dtrace runs on (CPU 0 here); every online CPU is listed.
 #[test]
 fn aggpercpu_prints_every_cpu_after_each_value_on_the_interpreter() {
-    let outcome = run_dtrace_on_first_cpu(&[
+    let outcome = DTRACE.run_on_first_cpu(&[
         "-q",
         "-x",
         "engine=vm",
@@ -530,15 +360,6 @@ fn aggpercpu_prints_every_cpu_after_each_value_on_the_interpreter() {
     assert_eq!(outcome.stdout, expected);
 }
 
-/// Forks once, so that two processes (one per CPU, given two CPUs) each make argv[1]
-/// getppid() calls, then the parent waits for the child.
-const TWO_PROCESS_GETPPID_LOAD: &str = "import os, sys\n\
-n = int(sys.argv[1])\n\
-child = os.fork()\n\
-g = os.getppid\n\
-for _ in range(n):\n    g()\n\
-if child != 0:\n    os.waitpid(child, 0)\n";
-
 /// `(merged value, [(CPU, value)])` of every scalar entry of `-x aggpercpu` output.
 fn per_cpu_entries(text: &str) -> Vec<(i64, Vec<(u32, i64)>)> {
     let mut entries: Vec<(i64, Vec<(u32, i64)>)> = Vec::new();
@@ -561,22 +382,23 @@ fn per_cpu_entries(text: &str) -> Vec<(i64, Vec<(u32, i64)>)> {
 
 #[test]
 fn aggpercpu_parts_add_up_on_the_kernel_engine() {
-    if must_skip() {
+    if DTRACE.must_skip() {
         return;
     }
     const CALLS: i64 = 50_000;
-    let load = LoadScript::new("percpu", TWO_PROCESS_GETPPID_LOAD);
-    let command_line = load.command_line(&CALLS.to_string());
-    let outcome = run_dtrace(&[
-        "-q",
-        "-x",
-        "aggpercpu",
-        "-n",
-        "syscall::getppid:entry /progenyof($target)/ { \
+    let outcome = DTRACE.run_with_load(
+        "percpu",
+        TWO_PROCESS_GETPPID_LOAD,
+        &CALLS.to_string(),
+        &[
+            "-q",
+            "-x",
+            "aggpercpu",
+            "-n",
+            "syscall::getppid:entry /progenyof($target)/ { \
              @calls = count(); @low = min(pid); @high = max(pid); @pids[pid] = count(); }",
-        "-c",
-        &command_line,
-    ]);
+        ],
+    );
     assert_eq!(outcome.status, Some(0), "stderr: {}", outcome.stderr);
     let entries = per_cpu_entries(&outcome.stdout);
     let cpus = online_cpus().len();
@@ -614,18 +436,19 @@ fn aggpercpu_parts_add_up_on_the_kernel_engine() {
 /// returns the keys printed and the drops reported.
 fn million_distinct_keys(aggsize: &str) -> (BTreeSet<u64>, u64) {
     const KEYS: u64 = 1_000_000;
-    let load = LoadScript::new(&format!("million-{aggsize}"), GETPPID_LOAD);
-    let command_line = load.command_line(&KEYS.to_string());
     let started = Instant::now();
-    let outcome = run_dtrace(&[
-        "-q",
-        "-x",
-        &format!("aggsize={aggsize}"),
-        "-n",
-        "syscall::getppid:entry /pid == $target/ { @[i++] = count(); }",
-        "-c",
-        &command_line,
-    ]);
+    let outcome = DTRACE.run_with_load(
+        &format!("million-{aggsize}"),
+        GETPPID_LOAD,
+        &KEYS.to_string(),
+        &[
+            "-q",
+            "-x",
+            &format!("aggsize={aggsize}"),
+            "-n",
+            "syscall::getppid:entry /pid == $target/ { @[i++] = count(); }",
+        ],
+    );
     assert_eq!(outcome.status, Some(0), "stderr: {}", outcome.stderr);
     let mut keys = BTreeSet::new();
     for line in outcome.stdout.lines().filter(|line| !line.is_empty()) {
@@ -653,7 +476,7 @@ fn million_distinct_keys(aggsize: &str) -> (BTreeSet<u64>, u64) {
 
 #[test]
 fn a_million_distinct_keys_fit_in_a_large_aggsize() {
-    if must_skip() {
+    if DTRACE.must_skip() {
         return;
     }
     let (keys, drops) = million_distinct_keys("100m");
@@ -662,7 +485,7 @@ fn a_million_distinct_keys_fit_in_a_large_aggsize() {
 
 #[test]
 fn a_million_distinct_keys_beyond_aggsize_are_reported_as_drops() {
-    if must_skip() {
+    if DTRACE.must_skip() {
         return;
     }
     let (keys, drops) = million_distinct_keys("10m");

@@ -6,191 +6,34 @@
 //! passes. The load processes are small Python scripts written to a private temporary
 //! directory, because `-c` splits its command on blanks and so cannot carry `python -c`.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, Read};
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// How long any single dtrace run may take before the test kills it and fails.
-const RUN_DEADLINE: Duration = Duration::from_secs(20);
+use common::live::{drops_per_cpu, LiveDtrace, GETPPID_LOAD, TWO_PROCESS_GETPPID_LOAD};
 
-struct Outcome {
-    status: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-/// Returns the Python interpreter the load scripts run under, if one is installed.
-fn python_interpreter() -> Option<&'static str> {
-    ["/usr/bin/python3.11", "/usr/bin/python3"]
-        .into_iter()
-        .find(|path| std::path::Path::new(path).exists())
-}
-
-/// Decides whether this process may trace; returns the reason to skip when it may not.
-fn reason_to_skip() -> Option<String> {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    if unsafe { libc::geteuid() } != 0 {
-        return Some("not running as root".to_string());
-    }
-    if python_interpreter().is_none() {
-        return Some("no /usr/bin/python3 for the load process".to_string());
-    }
-    let outcome = run_dtrace(&["-q", "-n", "BEGIN { exit(0); }"]);
-    if outcome.status != Some(0) {
-        return Some(format!(
-            "dtrace cannot trace here (exit {:?}): {}",
-            outcome.status,
-            outcome.stderr.lines().next().unwrap_or("")
-        ));
-    }
-    None
-}
-
-/// Prints the skip line and returns true when the calling test must not trace.
-fn must_skip() -> bool {
-    match reason_to_skip() {
-        Some(reason) => {
-            println!("skipping: {reason}");
-            true
-        }
-        None => false,
-    }
-}
-
-/// Collects a child's stdout and stderr on helper threads, so that neither pipe can fill
-/// up and stall the child, and kills the child if it outlives the deadline.
-fn collect(mut child: Child, deadline: Duration) -> Outcome {
-    let mut stdout_pipe = child.stdout.take().expect("stdout is piped");
-    let mut stderr_pipe = child.stderr.take().expect("stderr is piped");
-    let stdout_reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stdout_pipe.read_to_string(&mut text);
-        text
-    });
-    let stderr_reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stderr_pipe.read_to_string(&mut text);
-        text
-    });
-    let started = Instant::now();
-    let status = loop {
-        match child.try_wait().expect("wait for dtrace") {
-            Some(status) => break status.code(),
-            None if started.elapsed() > deadline => {
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
-            }
-            None => std::thread::sleep(Duration::from_millis(20)),
-        }
-    };
-    Outcome {
-        status,
-        stdout: stdout_reader.join().unwrap_or_default(),
-        stderr: stderr_reader.join().unwrap_or_default(),
-    }
-}
-
-fn run_dtrace(args: &[&str]) -> Outcome {
-    let child = Command::new(env!("CARGO_BIN_EXE_dtrace"))
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn dtrace");
-    collect(child, RUN_DEADLINE)
-}
-
-/// A private directory holding one load script, removed when the test ends.
-struct LoadScript {
-    directory: PathBuf,
-    script: PathBuf,
-}
-
-impl LoadScript {
-    fn new(test_name: &str, source: &str) -> LoadScript {
-        let directory = std::env::temp_dir().join(format!(
-            "dtrace-kernel-live-{}-{}",
-            test_name,
-            std::process::id()
-        ));
-        std::fs::create_dir_all(&directory).expect("create load directory");
-        let script = directory.join("load.py");
-        std::fs::write(&script, source).expect("write load script");
-        LoadScript { directory, script }
-    }
-
-    /// The `-c` command line that runs the script with the given arguments.
-    fn command_line(&self, arguments: &str) -> String {
-        format!(
-            "{} {} {}",
-            python_interpreter().expect("checked by must_skip"),
-            self.script.display(),
-            arguments
-        )
-    }
-}
-
-impl Drop for LoadScript {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.directory);
-    }
-}
-
-/// Makes exactly argv[1] getppid() calls.
-const GETPPID_LOAD: &str = "import os, sys\n\
-n = int(sys.argv[1])\n\
-g = os.getppid\n\
-for _ in range(n):\n    g()\n";
-
-/// Forks once, so that two processes (one per CPU, given two CPUs) each make argv[1]
-/// getppid() calls, then the parent waits for the child.
-const TWO_PROCESS_GETPPID_LOAD: &str = "import os, sys\n\
-n = int(sys.argv[1])\n\
-child = os.fork()\n\
-g = os.getppid\n\
-for _ in range(n):\n    g()\n\
-if child != 0:\n    os.waitpid(child, 0)\n";
-
-/// Sums the `dtrace: N drops on CPU C` messages per CPU.
-fn drops_per_cpu(stderr: &str) -> BTreeMap<u32, u64> {
-    let mut drops = BTreeMap::new();
-    for line in stderr.lines() {
-        let Some(rest) = line.strip_prefix("dtrace: ") else {
-            continue;
-        };
-        let words: Vec<&str> = rest.split_whitespace().collect();
-        if words.len() == 5
-            && (words[1] == "drops" || words[1] == "drop")
-            && words[2] == "on"
-            && words[3] == "CPU"
-        {
-            if let (Ok(count), Ok(cpu)) = (words[0].parse::<u64>(), words[4].parse::<u32>()) {
-                *drops.entry(cpu).or_insert(0) += count;
-            }
-        }
-    }
-    drops
-}
+/// Any single dtrace run may take 20 seconds before the test kills it and fails.
+const DTRACE: LiveDtrace = LiveDtrace::with_deadline(Duration::from_secs(20));
 
 #[test]
 fn count_of_getppid_calls_is_exact() {
-    if must_skip() {
+    if DTRACE.must_skip() {
         return;
     }
     const CALLS: u64 = 1_000_000;
-    let load = LoadScript::new("exact", GETPPID_LOAD);
-    let command_line = load.command_line(&CALLS.to_string());
-    let outcome = run_dtrace(&[
-        "-q",
-        "-n",
-        "syscall::getppid:entry /pid == $target/ { @ = count(); }",
-        "-c",
-        &command_line,
-    ]);
+    let outcome = DTRACE.run_with_load(
+        "exact",
+        GETPPID_LOAD,
+        &CALLS.to_string(),
+        &[
+            "-q",
+            "-n",
+            "syscall::getppid:entry /pid == $target/ { @ = count(); }",
+        ],
+    );
     assert_eq!(outcome.status, Some(0), "stderr: {}", outcome.stderr);
     let printed: Vec<&str> = outcome.stdout.split_whitespace().collect();
     assert_eq!(
@@ -204,21 +47,22 @@ fn count_of_getppid_calls_is_exact() {
 
 #[test]
 fn printed_records_plus_drops_equal_firings() {
-    if must_skip() {
+    if DTRACE.must_skip() {
         return;
     }
     const CALLS: u64 = 1_000_000;
-    let load = LoadScript::new("drops", GETPPID_LOAD);
-    let command_line = load.command_line(&CALLS.to_string());
-    let outcome = run_dtrace(&[
-        "-q",
-        "-b",
-        "16k",
-        "-n",
-        "syscall::getppid:entry /pid == $target/ { trace(1); }",
-        "-c",
-        &command_line,
-    ]);
+    let outcome = DTRACE.run_with_load(
+        "drops",
+        GETPPID_LOAD,
+        &CALLS.to_string(),
+        &[
+            "-q",
+            "-b",
+            "16k",
+            "-n",
+            "syscall::getppid:entry /pid == $target/ { trace(1); }",
+        ],
+    );
     assert_eq!(outcome.status, Some(0), "stderr: {}", outcome.stderr);
     // Quiet trace(1) prints a bare `1` per record with no separator, so every `1` on
     // stdout is one record and nothing else may appear there.
@@ -239,10 +83,10 @@ fn printed_records_plus_drops_equal_firings() {
 
 #[test]
 fn invalid_address_is_reported_and_error_clause_fires() {
-    if must_skip() {
+    if DTRACE.must_skip() {
         return;
     }
-    let outcome = run_dtrace(&[
+    let outcome = DTRACE.run(&[
         "-n",
         "BEGIN { x = *(int *)0; } ERROR { printf(\"error fired\\n\"); } tick-200ms { exit(0); }",
     ]);
@@ -340,7 +184,7 @@ fn owned_program_and_link_ids(pid: u32) -> (BTreeSet<u32>, BTreeSet<u32>) {
 
 #[test]
 fn kill_dash_nine_leaves_no_program_or_link() {
-    if must_skip() {
+    if DTRACE.must_skip() {
         return;
     }
     let mut child = Command::new(env!("CARGO_BIN_EXE_dtrace"))
@@ -408,18 +252,19 @@ fn kill_dash_nine_leaves_no_program_or_link() {
 
 #[test]
 fn per_cpu_sequence_numbers_have_no_duplicates_and_no_uncounted_gaps() {
-    if must_skip() {
+    if DTRACE.must_skip() {
         return;
     }
-    let load = LoadScript::new("integrity", TWO_PROCESS_GETPPID_LOAD);
-    let command_line = load.command_line("150000");
-    let outcome = run_dtrace(&[
+    let outcome = DTRACE.run_with_load(
+        "integrity",
+        TWO_PROCESS_GETPPID_LOAD,
+        "150000",
+        &[
         "-q",
         "-n",
         "profile-4999, syscall::getppid:entry { seq[cpu]++; printf(\"%d %d\\n\", cpu, seq[cpu]); }",
-        "-c",
-        &command_line,
-    ]);
+        ],
+    );
     assert_eq!(outcome.status, Some(0), "stderr: {}", outcome.stderr);
     let mut last_sequence: BTreeMap<u32, u64> = BTreeMap::new();
     let mut gaps: BTreeMap<u32, u64> = BTreeMap::new();

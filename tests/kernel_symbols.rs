@@ -9,146 +9,24 @@
 //! and passes. The load process is a small Python script written to a private temporary
 //! directory, because `-c` splits its command on blanks and so cannot carry `python -c`.
 
-use std::io::Read;
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+mod common;
 
-/// How long any single dtrace run may take before the test kills it and fails.
-const RUN_DEADLINE: Duration = Duration::from_secs(20);
+use std::time::Duration;
+
+use common::live::LiveDtrace;
+
+/// Any single dtrace run may take 20 seconds before the test kills it and fails.
+const DTRACE: LiveDtrace = LiveDtrace::with_deadline(Duration::from_secs(20));
 
 /// How many getppid() calls the load makes.
 const CALLS: u64 = 1000;
 
-/// Makes exactly argv[1] getppid() calls, then exits.
+/// Makes exactly argv[1] getppid() calls, then exits. Unlike the shared
+/// `common::live::GETPPID_LOAD` it calls `os.getppid()` through the module each time, the
+/// call whose user stack these tests were written against.
 const GETPPID_LOAD: &str = "import os, sys\n\
 n = int(sys.argv[1])\n\
 for _ in range(n):\n    os.getppid()\n";
-
-struct Outcome {
-    status: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-/// Returns the Python interpreter the load script runs under, if one is installed.
-fn python_interpreter() -> Option<&'static str> {
-    ["/usr/bin/python3.11", "/usr/bin/python3"]
-        .into_iter()
-        .find(|path| std::path::Path::new(path).exists())
-}
-
-/// Decides whether this process may trace; returns the reason to skip when it may not.
-fn reason_to_skip() -> Option<String> {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    if unsafe { libc::geteuid() } != 0 {
-        return Some("not running as root".to_string());
-    }
-    if python_interpreter().is_none() {
-        return Some("no /usr/bin/python3 for the load process".to_string());
-    }
-    let outcome = run_dtrace(&["-q", "-n", "BEGIN { exit(0); }"]);
-    if outcome.status != Some(0) {
-        return Some(format!(
-            "dtrace cannot trace here (exit {:?}): {}",
-            outcome.status,
-            outcome.stderr.lines().next().unwrap_or("")
-        ));
-    }
-    None
-}
-
-/// Prints the skip line and returns true when the calling test must not trace.
-fn must_skip() -> bool {
-    match reason_to_skip() {
-        Some(reason) => {
-            println!("skipping: {reason}");
-            true
-        }
-        None => false,
-    }
-}
-
-/// Collects a child's stdout and stderr on helper threads, so that neither pipe can fill
-/// up and stall the child, and kills the child if it outlives the deadline.
-fn collect(mut child: Child, deadline: Duration) -> Outcome {
-    let mut stdout_pipe = child.stdout.take().expect("stdout is piped");
-    let mut stderr_pipe = child.stderr.take().expect("stderr is piped");
-    let stdout_reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stdout_pipe.read_to_string(&mut text);
-        text
-    });
-    let stderr_reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stderr_pipe.read_to_string(&mut text);
-        text
-    });
-    let started = Instant::now();
-    let status = loop {
-        match child.try_wait().expect("wait for dtrace") {
-            Some(status) => break status.code(),
-            None if started.elapsed() > deadline => {
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
-            }
-            None => std::thread::sleep(Duration::from_millis(20)),
-        }
-    };
-    Outcome {
-        status,
-        stdout: stdout_reader.join().unwrap_or_default(),
-        stderr: stderr_reader.join().unwrap_or_default(),
-    }
-}
-
-fn run_dtrace(args: &[&str]) -> Outcome {
-    let child = Command::new(env!("CARGO_BIN_EXE_dtrace"))
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn dtrace");
-    collect(child, RUN_DEADLINE)
-}
-
-/// A private directory holding the load script, removed when the test ends.
-struct LoadScript {
-    directory: PathBuf,
-    script: PathBuf,
-}
-
-impl LoadScript {
-    fn new(test_name: &str) -> LoadScript {
-        let directory = std::env::temp_dir().join(format!(
-            "dtrace-kernel-symbols-{}-{}",
-            test_name,
-            std::process::id()
-        ));
-        std::fs::create_dir_all(&directory).expect("create load directory");
-        let script = directory.join("load.py");
-        std::fs::write(&script, GETPPID_LOAD).expect("write load script");
-        LoadScript { directory, script }
-    }
-
-    /// The `-c` command line that runs the script.
-    fn command_line(&self) -> String {
-        format!(
-            "{} {} {}",
-            python_interpreter().expect("checked by must_skip"),
-            self.script.display(),
-            CALLS
-        )
-    }
-}
-
-impl Drop for LoadScript {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.directory);
-    }
-}
 
 /// One aggregation entry keyed by a stack: its frames and its count.
 #[derive(Debug)]
@@ -181,19 +59,17 @@ fn stack_entries(stdout: &str) -> Vec<StackEntry> {
 /// Runs the getppid load under `program` with extra dtrace arguments, and returns the
 /// stack entries printed.
 fn getppid_stacks(test_name: &str, extra_arguments: &[&str], program: &str) -> Vec<StackEntry> {
-    let load = LoadScript::new(test_name);
-    let command_line = load.command_line();
     let mut arguments = vec!["-q"];
     arguments.extend_from_slice(extra_arguments);
-    arguments.extend_from_slice(&["-n", program, "-c", &command_line]);
-    let outcome = run_dtrace(&arguments);
+    arguments.extend_from_slice(&["-n", program]);
+    let outcome = DTRACE.run_with_load(test_name, GETPPID_LOAD, &CALLS.to_string(), &arguments);
     assert_eq!(outcome.status, Some(0), "stderr: {}", outcome.stderr);
     stack_entries(&outcome.stdout)
 }
 
 #[test]
 fn aggregated_kernel_and_user_stacks_resolve_after_the_process_exits() {
-    if must_skip() {
+    if DTRACE.must_skip() {
         return;
     }
     let entries = getppid_stacks(
@@ -235,7 +111,7 @@ fn aggregated_kernel_and_user_stacks_resolve_after_the_process_exits() {
 
 #[test]
 fn noresolve_prints_user_frames_as_object_offsets() {
-    if must_skip() {
+    if DTRACE.must_skip() {
         return;
     }
     let entries = getppid_stacks(
@@ -273,7 +149,7 @@ fn lone_kernel_function(name: &str) -> Option<u64> {
 
 #[test]
 fn kernel_address_formats_name_a_kallsyms_function() {
-    if must_skip() {
+    if DTRACE.must_skip() {
         return;
     }
     let Some((name, address)) = ["vfs_read", "ksys_read", "vfs_write"]
@@ -288,7 +164,7 @@ fn kernel_address_formats_name_a_kallsyms_function() {
          printf(\"%s|\", \"\"); trace(sym({address:#x} + 5)); trace(func({address:#x})); \
          trace(mod({address:#x})); exit(0); }}"
     );
-    let outcome = run_dtrace(&["-q", "-n", &program]);
+    let outcome = DTRACE.run(&["-q", "-n", &program]);
     assert_eq!(outcome.status, Some(0), "stderr: {}", outcome.stderr);
     let fields: Vec<&str> = outcome
         .stdout

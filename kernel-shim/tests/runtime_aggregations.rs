@@ -9,82 +9,17 @@ mod common;
 
 use std::collections::BTreeMap;
 
+use common::d_programs::{compile_d, getppid_plan, getppid_probe, marker_plan, session_options};
 use common::{bpf_available, call_getppid, thread_id};
 use difvm::interp::engine::AggregationEntry;
-use difvm::object::{CompiledProgram, EnabledProbe, ProbeDescription};
-use difvm::verify::{verify_program, VerifiedProgram};
-use dlang::compile::{compile, CompileOptions, ProgramSource};
-use dlang::probes::{ListCatalog, ProbeCatalog, ProbeInfo};
-use kernel_shim::runtime::{
-    BufferPolicy, Marker, ProbeInstrumentation, ProbePlan, RuntimeOptions, RuntimeSession,
-};
-use kernel_shim::translate::LayoutOptions;
+use kernel_shim::runtime::{BufferPolicy, Marker, RuntimeSession};
 
-const GETPPID_ENTRY: u32 = 500;
-
-/// Compiles `text` against the dtrace provider and getppid's entry probe, and enables it
-/// in statement order.
-fn compile_d(text: &str) -> (VerifiedProgram, Vec<EnabledProbe>) {
-    let catalog = ListCatalog::with_dtrace_provider(vec![ProbeInfo {
-        id: GETPPID_ENTRY,
-        description: ProbeDescription {
-            provider: "syscall".into(),
-            module: String::new(),
-            function: "getppid".into(),
-            name: "entry".into(),
-        },
-        argument_types: Vec::new(),
-    }]);
-    let options = CompileOptions {
-        default_error_handler: true,
-        ..CompileOptions::default()
-    };
-    let program: CompiledProgram =
-        compile(&[ProgramSource::script("test.d", text)], &options, &catalog)
-            .unwrap_or_else(|error| panic!("{:?}\n{text}", error.diagnostic))
-            .program;
-    let mut enabled = Vec::new();
-    for (index, statement) in program.statements.iter().enumerate() {
-        let mut probes = catalog.matching(&statement.probe);
-        probes.sort_by_key(|probe| probe.id);
-        for probe in probes {
-            enabled.push(EnabledProbe {
-                epid: enabled.len() as u32 + 1,
-                probe_id: probe.id,
-                probe: probe.description,
-                statement: index,
-            });
-        }
-    }
-    (verify_program(&program).expect("verifies"), enabled)
-}
-
+/// A session of `text`, compiled against the dtrace provider and getppid's entry probe,
+/// with a 64k principal buffer.
 fn session(text: &str) -> RuntimeSession {
-    let (program, enabled) = compile_d(text);
-    let plans = vec![
-        ProbePlan {
-            probe_id: 1,
-            name: "dtrace:::BEGIN".to_string(),
-            instrumentation: ProbeInstrumentation::Marker(Marker::Begin),
-        },
-        ProbePlan {
-            probe_id: GETPPID_ENTRY,
-            name: "syscall::getppid:entry".to_string(),
-            instrumentation: ProbeInstrumentation::Syscall {
-                number: libc::SYS_getppid as u32,
-                is_return: false,
-            },
-        },
-    ];
-    let options = RuntimeOptions {
-        layout: LayoutOptions {
-            scratch_size: 4096,
-            ..LayoutOptions::default()
-        },
-        buffer_size: 1 << 16,
-        buffer_policy: BufferPolicy::Switch,
-        keep_verifier_logs: false,
-    };
+    let (program, enabled) = compile_d(text, vec![getppid_probe(false)]);
+    let plans = vec![marker_plan(Marker::Begin), getppid_plan(false)];
+    let options = session_options(1 << 16, BufferPolicy::Switch);
     RuntimeSession::new(&program, &enabled, &plans, &options)
         .unwrap_or_else(|error| panic!("{error}\n{}", error.verifier_log()))
 }

@@ -8,94 +8,18 @@ mod common;
 
 use std::collections::BTreeMap;
 
+use common::d_programs::{compile_d, getppid_plan, getppid_probe, marker_plan, session_options};
 use common::{bpf_available, call_getppid, thread_id};
 use difvm::interp::engine::AggregationEntry;
-use difvm::object::{CompiledProgram, EnabledProbe, ProbeDescription, RECORD_HEADER_SIZE};
-use difvm::verify::{verify_program, VerifiedProgram};
-use dlang::compile::{compile, CompileOptions, ProgramSource};
-use dlang::probes::{ListCatalog, ProbeCatalog, ProbeInfo};
-use kernel_shim::runtime::{
-    BufferPolicy, Marker, ProbeInstrumentation, ProbePlan, RuntimeOptions, RuntimeSession,
-};
+use difvm::object::{EnabledProbe, RECORD_HEADER_SIZE};
+use difvm::verify::VerifiedProgram;
+use kernel_shim::runtime::{BufferPolicy, Marker, RuntimeOptions, RuntimeSession};
 use kernel_shim::translate::LayoutOptions;
 
-const GETPPID_ENTRY: u32 = 500;
-const GETPPID_RETURN: u32 = 501;
-
-fn probe(id: u32, provider: &str, function: &str, name: &str) -> ProbeInfo {
-    ProbeInfo {
-        id,
-        description: ProbeDescription {
-            provider: provider.into(),
-            module: String::new(),
-            function: function.into(),
-            name: name.into(),
-        },
-        argument_types: Vec::new(),
-    }
-}
-
 /// Compiles `text` against the dtrace provider and getppid's two syscall probes, and
-/// enables it as dtrace(1) does (statement order, then probe id order).
-fn compile_d(text: &str) -> (VerifiedProgram, Vec<EnabledProbe>) {
-    let catalog = ListCatalog::with_dtrace_provider(vec![
-        probe(GETPPID_ENTRY, "syscall", "getppid", "entry"),
-        probe(GETPPID_RETURN, "syscall", "getppid", "return"),
-    ]);
-    let options = CompileOptions {
-        default_error_handler: true,
-        ..CompileOptions::default()
-    };
-    let program: CompiledProgram =
-        compile(&[ProgramSource::script("test.d", text)], &options, &catalog)
-            .unwrap_or_else(|error| panic!("{:?}\n{text}", error.diagnostic))
-            .program;
-    let mut enabled = Vec::new();
-    for (index, statement) in program.statements.iter().enumerate() {
-        let mut probes = catalog.matching(&statement.probe);
-        probes.sort_by_key(|probe| probe.id);
-        for probe in probes {
-            enabled.push(EnabledProbe {
-                epid: enabled.len() as u32 + 1,
-                probe_id: probe.id,
-                probe: probe.description,
-                statement: index,
-            });
-        }
-    }
-    (verify_program(&program).expect("verifies"), enabled)
-}
-
-fn plans() -> Vec<ProbePlan> {
-    let plan = |probe_id, name: &str, instrumentation| ProbePlan {
-        probe_id,
-        name: name.to_string(),
-        instrumentation,
-    };
-    vec![
-        plan(
-            1,
-            "dtrace:::BEGIN",
-            ProbeInstrumentation::Marker(Marker::Begin),
-        ),
-        plan(2, "dtrace:::END", ProbeInstrumentation::Marker(Marker::End)),
-        plan(
-            GETPPID_ENTRY,
-            "syscall::getppid:entry",
-            ProbeInstrumentation::Syscall {
-                number: libc::SYS_getppid as u32,
-                is_return: false,
-            },
-        ),
-        plan(
-            GETPPID_RETURN,
-            "syscall::getppid:return",
-            ProbeInstrumentation::Syscall {
-                number: libc::SYS_getppid as u32,
-                is_return: true,
-            },
-        ),
-    ]
+/// enables it as dtrace(1) does.
+fn compile_getppid_d(text: &str) -> (VerifiedProgram, Vec<EnabledProbe>) {
+    compile_d(text, vec![getppid_probe(false), getppid_probe(true)])
 }
 
 fn session(text: &str, buffer_size: u64) -> (RuntimeSession, Vec<EnabledProbe>) {
@@ -107,17 +31,15 @@ fn session_with_policy(
     buffer_size: u64,
     buffer_policy: BufferPolicy,
 ) -> (RuntimeSession, Vec<EnabledProbe>) {
-    let (program, enabled) = compile_d(text);
-    let options = RuntimeOptions {
-        layout: LayoutOptions {
-            scratch_size: 4096,
-            ..LayoutOptions::default()
-        },
-        buffer_size,
-        buffer_policy,
-        keep_verifier_logs: false,
-    };
-    let session = RuntimeSession::new(&program, &enabled, &plans(), &options)
+    let (program, enabled) = compile_getppid_d(text);
+    let plans = vec![
+        marker_plan(Marker::Begin),
+        marker_plan(Marker::End),
+        getppid_plan(false),
+        getppid_plan(true),
+    ];
+    let options = session_options(buffer_size, buffer_policy);
+    let session = RuntimeSession::new(&program, &enabled, &plans, &options)
         .unwrap_or_else(|error| panic!("{error}\n{}", error.verifier_log()));
     (session, enabled)
 }
@@ -181,7 +103,7 @@ fn begin_syscalls_and_end_with_exact_counts() {
         .expect("aggregations")
         .is_empty());
 
-    let statements = &compile_d(&text).0.program().statements.clone();
+    let statements = &compile_getppid_d(&text).0.program().statements.clone();
     let record_length = |epid: u32| {
         let probe = enabled
             .iter()
@@ -268,7 +190,7 @@ fn missing_instrumentation_is_an_error() {
     if !bpf_available("missing_instrumentation_is_an_error") {
         return;
     }
-    let (program, enabled) = compile_d("syscall::getppid:entry { trace(1); }");
+    let (program, enabled) = compile_getppid_d("syscall::getppid:entry { trace(1); }");
     let options = RuntimeOptions {
         layout: LayoutOptions::default(),
         buffer_size: 4096,

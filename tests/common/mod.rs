@@ -1,7 +1,10 @@
 //! What the CLI-level test files share: running the built `dtrace` bound to CPU 0 with a
-//! deadline, the outcome of a run, and a readable line diff of two outputs.
+//! deadline, the outcome of a run, and a readable line diff of two outputs; `live` holds
+//! what the tests that trace the running machine share.
 
 #![allow(dead_code)] // Each test file uses the part it needs.
+
+pub mod live;
 
 use std::io::Read;
 use std::os::unix::process::CommandExt;

@@ -1,6 +1,9 @@
-//! Shared pieces of the live kernel tests: the skip check and small counting programs.
+//! Shared pieces of the live kernel tests: the skip check and small counting programs;
+//! `d_programs` holds what the runtime-session tests of real D programs share.
 
 #![allow(dead_code)]
+
+pub mod d_programs;
 
 use kernel_shim::ebpf::{Assembler, AtomicOp, Helper, Insn, JmpOp, Label, MemSize, Reg};
 use kernel_shim::sys::{bpf_map_create, check_bpf_access, MapFd, MapType};
