@@ -3,6 +3,7 @@
 
 pub mod btf;
 pub mod ebpf;
+pub mod kallsyms;
 pub mod runtime;
 pub mod sys;
 pub mod translate;

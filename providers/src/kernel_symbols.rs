@@ -4,10 +4,10 @@
 use std::fs;
 use std::path::Path;
 
-use crate::error::ProviderError;
+use kernel_shim::kallsyms::kallsyms_lines;
+pub use kernel_shim::kallsyms::KALLSYMS_PATH;
 
-/// The default place of the kernel symbol table.
-pub const KALLSYMS_PATH: &str = "/proc/kallsyms";
+use crate::error::ProviderError;
 
 /// A kernel function symbol.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,29 +32,14 @@ pub fn read_kernel_functions(path: &Path) -> Result<Vec<KernelFunction>, Provide
 pub fn parse_kallsyms(text: &str) -> Vec<KernelFunction> {
     let mut seen = std::collections::HashSet::new();
     let mut functions = Vec::new();
-    for line in text.lines() {
-        let mut fields = line.split_whitespace();
-        let (Some(_address), Some(symbol_type), Some(name)) =
-            (fields.next(), fields.next(), fields.next())
-        else {
-            continue;
-        };
-        if !matches!(symbol_type, "t" | "T")
-            || name.starts_with("__pfx_")
-            || name.starts_with("__cfi_")
-            || name.contains('.')
-        {
+    for line in kallsyms_lines(text) {
+        if !line.is_text() || line.is_function_padding() || line.name.contains('.') {
             continue;
         }
-        let module = fields.next().and_then(|module| {
-            module
-                .strip_prefix('[')
-                .and_then(|module| module.strip_suffix(']'))
-        });
-        if seen.insert((module, name)) {
+        if seen.insert((line.module, line.name)) {
             functions.push(KernelFunction {
-                name: name.to_string(),
-                module: module.map(str::to_string),
+                name: line.name.to_string(),
+                module: line.module.map(str::to_string),
             });
         }
     }

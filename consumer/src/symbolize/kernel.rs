@@ -6,6 +6,8 @@ use std::fs;
 use std::path::Path;
 use std::sync::Arc;
 
+use kernel_shim::kallsyms::{kallsyms_lines, KallsymsLine};
+
 use crate::printf::symbols::{SymbolLookup, SymbolName};
 
 /// The module name DTrace gives the kernel image.
@@ -35,22 +37,19 @@ pub struct KernelSymbolTable {
     symbols: Vec<KernelSymbol>,
 }
 
-/// A kallsyms line before sorting: where it came from decides which of several names
-/// at one address is kept.
+/// A kallsyms line before sorting, with how much it is wanted: that decides which of
+/// several names at one address is kept.
 struct KallsymsEntry<'t> {
-    address: u64,
+    line: KallsymsLine<'t>,
     preference: u8,
-    is_text: bool,
-    name: &'t str,
-    module: Option<&'t str>,
 }
 
 /// How much a kallsyms entry is wanted when several share an address (lower is
 /// better), or None when it names no kernel location. Global text beats local text,
 /// text beats weak and data symbols; absolute symbols (`a`, `A`) and undefined or
 /// debugging entries are values, not locations, and are left out.
-fn symbol_preference(symbol_type: &str, name: &str) -> Option<u8> {
-    let rank = match symbol_type {
+fn symbol_preference(line: &KallsymsLine<'_>) -> Option<u8> {
+    let rank = match line.symbol_type {
         "T" => 0,
         "t" => 1,
         "W" | "w" => 2,
@@ -59,7 +58,7 @@ fn symbol_preference(symbol_type: &str, name: &str) -> Option<u8> {
     };
     // CFI and patchable-entry padding sits in front of its function; it only ever
     // shares an address with something by accident.
-    let padding = u8::from(name.starts_with("__pfx_") || name.starts_with("__cfi_"));
+    let padding = u8::from(line.is_function_padding());
     Some(rank + padding * 4)
 }
 
@@ -77,45 +76,25 @@ impl KernelSymbolTable {
     /// integers printed with `%a` into symbol names.
     pub fn parse(text: &str) -> KernelSymbolTable {
         let mut entries: Vec<KallsymsEntry<'_>> = Vec::new();
-        for line in text.lines() {
-            let mut fields = line.split_whitespace();
-            let (Some(address), Some(symbol_type), Some(name)) =
-                (fields.next(), fields.next(), fields.next())
-            else {
+        for line in kallsyms_lines(text) {
+            let Some(preference) = symbol_preference(&line) else {
                 continue;
             };
-            let Ok(address) = u64::from_str_radix(address, 16) else {
-                continue;
-            };
-            let Some(preference) = symbol_preference(symbol_type, name) else {
-                continue;
-            };
-            if address == 0 {
+            if line.address == 0 {
                 continue;
             }
-            let module = fields.next().and_then(|module| {
-                module
-                    .strip_prefix('[')
-                    .and_then(|module| module.strip_suffix(']'))
-            });
-            entries.push(KallsymsEntry {
-                address,
-                preference,
-                is_text: matches!(symbol_type, "T" | "t"),
-                name,
-                module,
-            });
+            entries.push(KallsymsEntry { line, preference });
         }
         let lowest_text = entries
             .iter()
-            .filter(|entry| entry.is_text)
-            .map(|entry| entry.address)
+            .filter(|entry| entry.line.is_text())
+            .map(|entry| entry.line.address)
             .min()
             .unwrap_or(u64::MAX);
-        entries.retain(|entry| entry.address >= lowest_text);
+        entries.retain(|entry| entry.line.address >= lowest_text);
         // A stable sort keeps file order among equally preferred names at one address.
-        entries.sort_by_key(|entry| (entry.address, entry.preference));
-        entries.dedup_by_key(|entry| entry.address);
+        entries.sort_by_key(|entry| (entry.line.address, entry.preference));
+        entries.dedup_by_key(|entry| entry.line.address);
         KernelSymbolTable::from_entries(entries)
     }
 
@@ -138,10 +117,10 @@ impl KernelSymbolTable {
         let mut symbols: Vec<KernelSymbol> = entries
             .iter()
             .map(|entry| KernelSymbol {
-                address: entry.address,
+                address: entry.line.address,
                 size: 0,
-                name: entry.name.to_string(),
-                module: module_name(entry.module),
+                name: entry.line.name.to_string(),
+                module: module_name(entry.line.module),
             })
             .collect();
         let count = symbols.len();

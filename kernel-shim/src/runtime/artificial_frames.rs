@@ -10,10 +10,9 @@ use std::path::Path;
 
 use super::attach::AttachTarget;
 use super::session::ProbeInstrumentation;
+use crate::kallsyms::kallsyms_lines;
+pub use crate::kallsyms::KALLSYMS_PATH;
 use crate::translate::{ArtificialFrames, ContextKind, KernelTextRange};
-
-/// The kernel symbol table.
-pub const KALLSYMS_PATH: &str = "/proc/kallsyms";
 
 /// The text ranges of the kernel functions a session asked for, by name (a static
 /// function's name may belong to several functions).
@@ -39,22 +38,13 @@ impl MachineryText {
         // `__cfi_`), which belongs to no return address.
         let mut boundaries = Vec::new();
         let mut starts: Vec<(String, u64)> = Vec::new();
-        for line in text.lines() {
-            let mut fields = line.split_whitespace();
-            let (Some(address), Some(symbol_type), Some(name)) =
-                (fields.next(), fields.next(), fields.next())
-            else {
-                continue;
-            };
-            let Ok(address) = u64::from_str_radix(address, 16) else {
-                continue;
-            };
-            if address == 0 || name.starts_with("__pfx_") || name.starts_with("__cfi_") {
+        for line in kallsyms_lines(text) {
+            if line.address == 0 || line.is_function_padding() {
                 continue;
             }
-            boundaries.push(address);
-            if matches!(symbol_type, "t" | "T") && wanted.contains(name) {
-                starts.push((name.to_string(), address));
+            boundaries.push(line.address);
+            if line.is_text() && wanted.contains(line.name) {
+                starts.push((line.name.to_string(), line.address));
             }
         }
         boundaries.sort_unstable();
