@@ -1,8 +1,10 @@
 //! End-to-end tests of the dtrace command on the user-space engine: options, messages,
 //! exit status and exact output.
 
-use std::os::unix::process::CommandExt;
-use std::process::{Command, Stdio};
+mod common;
+
+use std::path::Path;
+use std::time::Duration;
 
 struct Outcome {
     status: i32,
@@ -10,37 +12,20 @@ struct Outcome {
     stderr: String,
 }
 
-/// Binds the calling process to CPU 0, so that BEGIN and END (which fire in the dtrace
-/// process) print CPU 0 in non-quiet output whichever CPU the test would run on.
-fn bind_to_first_cpu() -> std::io::Result<()> {
-    // SAFETY: the set is a plain bit mask initialised by CPU_ZERO before use, and
-    // sched_setaffinity only reads it.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_ZERO(&mut set);
-        libc::CPU_SET(0, &mut set);
-        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-    }
-    Ok(())
-}
-
+/// Runs dtrace bound to CPU 0 (BEGIN and END, which fire in the dtrace process, then
+/// print CPU 0 in non-quiet output whichever CPU the test would run on).
 fn dtrace(args: &[&str]) -> Outcome {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_dtrace"));
-    // SAFETY: the hook only makes one async-signal-safe system call.
-    unsafe {
-        command.pre_exec(bind_to_first_cpu);
-    }
-    let output = command
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run dtrace");
+    let arguments: Vec<String> = args.iter().map(|argument| argument.to_string()).collect();
+    let run = common::run_dtrace(
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+        &arguments,
+        Duration::from_secs(30),
+    )
+    .expect("run dtrace");
     Outcome {
-        status: output.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        status: run.outcome.status,
+        stdout: String::from_utf8_lossy(&run.outcome.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&run.outcome.stderr).into_owned(),
     }
 }
 

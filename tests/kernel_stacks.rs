@@ -10,20 +10,17 @@
 //! and passes. The load processes are small Python scripts written to a private temporary
 //! directory, because `-c` splits its command on blanks and so cannot carry `python -c`.
 
-use std::io::Read;
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+mod common;
+
+use std::time::Duration;
+
+use common::live::{LiveDtrace, GETPPID_LOAD};
 
 /// How long any single dtrace run may take before the test kills it and fails.
-const RUN_DEADLINE: Duration = Duration::from_secs(20);
+const DTRACE: LiveDtrace = LiveDtrace::with_deadline(Duration::from_secs(20));
 
 /// What each firing prints: its depth and caller, then its stack.
 const FIRING_ACTIONS: &str = "printf(\"depth %d caller %a\\n\", stackdepth, caller); stack();";
-
-/// Makes argv[1] getppid() calls.
-const GETPPID_LOAD: &str = "import os, sys\n\
-for _ in range(int(sys.argv[1])):\n    os.getppid()\n";
 
 /// Forks argv[1] children that exit at once, waiting for each.
 const FORK_LOAD: &str = "import os, sys\n\
@@ -35,131 +32,6 @@ const KERNEL_BUSY_LOAD: &str = "import os, sys, time\n\
 end = time.monotonic() + float(sys.argv[1])\n\
 zero = os.open('/dev/zero', os.O_RDONLY)\n\
 while time.monotonic() < end:\n    os.read(zero, 1 << 20)\n";
-
-struct Outcome {
-    status: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-/// Returns the Python interpreter the load scripts run under, if one is installed.
-fn python_interpreter() -> Option<&'static str> {
-    ["/usr/bin/python3.11", "/usr/bin/python3"]
-        .into_iter()
-        .find(|path| std::path::Path::new(path).exists())
-}
-
-/// Decides whether this process may trace; returns the reason to skip when it may not.
-fn reason_to_skip() -> Option<String> {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    if unsafe { libc::geteuid() } != 0 {
-        return Some("not running as root".to_string());
-    }
-    if python_interpreter().is_none() {
-        return Some("no /usr/bin/python3 for the load process".to_string());
-    }
-    let outcome = run_dtrace(&["-q", "-n", "BEGIN { exit(0); }"]);
-    if outcome.status != Some(0) {
-        return Some(format!(
-            "dtrace cannot trace here (exit {:?}): {}",
-            outcome.status,
-            outcome.stderr.lines().next().unwrap_or("")
-        ));
-    }
-    None
-}
-
-/// Prints the skip line and returns true when the calling test must not trace.
-fn must_skip() -> bool {
-    match reason_to_skip() {
-        Some(reason) => {
-            println!("skipping: {reason}");
-            true
-        }
-        None => false,
-    }
-}
-
-/// Collects a child's stdout and stderr on helper threads, so that neither pipe can fill
-/// up and stall the child, and kills the child if it outlives the deadline.
-fn collect(mut child: Child, deadline: Duration) -> Outcome {
-    let mut stdout_pipe = child.stdout.take().expect("stdout is piped");
-    let mut stderr_pipe = child.stderr.take().expect("stderr is piped");
-    let stdout_reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stdout_pipe.read_to_string(&mut text);
-        text
-    });
-    let stderr_reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stderr_pipe.read_to_string(&mut text);
-        text
-    });
-    let started = Instant::now();
-    let status = loop {
-        match child.try_wait().expect("wait for dtrace") {
-            Some(status) => break status.code(),
-            None if started.elapsed() > deadline => {
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
-            }
-            None => std::thread::sleep(Duration::from_millis(20)),
-        }
-    };
-    Outcome {
-        status,
-        stdout: stdout_reader.join().unwrap_or_default(),
-        stderr: stderr_reader.join().unwrap_or_default(),
-    }
-}
-
-fn run_dtrace(args: &[&str]) -> Outcome {
-    let child = Command::new(env!("CARGO_BIN_EXE_dtrace"))
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn dtrace");
-    collect(child, RUN_DEADLINE)
-}
-
-/// A private directory holding one load script, removed when the test ends.
-struct LoadScript {
-    directory: PathBuf,
-    script: PathBuf,
-}
-
-impl LoadScript {
-    fn new(test_name: &str, source: &str) -> LoadScript {
-        let directory = std::env::temp_dir().join(format!(
-            "dtrace-kernel-stacks-{}-{}",
-            test_name,
-            std::process::id()
-        ));
-        std::fs::create_dir_all(&directory).expect("create load directory");
-        let script = directory.join("load.py");
-        std::fs::write(&script, source).expect("write load script");
-        LoadScript { directory, script }
-    }
-
-    /// The `-c` command line that runs the script with the given arguments.
-    fn command_line(&self, arguments: &str) -> String {
-        format!(
-            "{} {} {}",
-            python_interpreter().expect("checked by must_skip"),
-            self.script.display(),
-            arguments
-        )
-    }
-}
-
-impl Drop for LoadScript {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.directory);
-    }
-}
 
 /// One firing's output: `stackdepth`, `caller` as `%a` prints it, and the frames.
 #[derive(Debug)]
@@ -218,9 +90,7 @@ fn is_machinery(frame: &str) -> bool {
 /// checking every firing's stack: as many frames as `stackdepth`, and `caller` the
 /// second frame (0 when there is none).
 fn traced_firings(test_name: &str, source: &str, arguments: &str, program: &str) -> Vec<Firing> {
-    let load = LoadScript::new(test_name, source);
-    let command_line = load.command_line(arguments);
-    let outcome = run_dtrace(&["-q", "-n", program, "-c", &command_line]);
+    let outcome = DTRACE.run_with_load(test_name, source, arguments, &["-q", "-n", program]);
     assert_eq!(outcome.status, Some(0), "stderr: {}", outcome.stderr);
     let firings = firings(&outcome.stdout);
     assert!(
@@ -257,7 +127,7 @@ fn assert_first_frames_in(firings: &[Firing], functions: &[&str]) {
 
 #[test]
 fn syscall_entry_and_return_stacks_start_in_the_system_call_path() {
-    if must_skip() {
+    if DTRACE.must_skip() {
         return;
     }
     // The sdt probe is a second callback on the `sys_enter` tracepoint, which puts the
@@ -283,7 +153,7 @@ fn syscall_entry_and_return_stacks_start_in_the_system_call_path() {
 
 #[test]
 fn sdt_tracepoint_stacks_start_where_the_tracepoint_is_hit() {
-    if must_skip() {
+    if DTRACE.must_skip() {
         return;
     }
     let program =
@@ -300,7 +170,7 @@ fn sdt_tracepoint_stacks_start_where_the_tracepoint_is_hit() {
 
 #[test]
 fn error_clause_stacks_leave_out_the_machinery_too() {
-    if must_skip() {
+    if DTRACE.must_skip() {
         return;
     }
     // The ERROR clauses run in a subprogram: one more BPF frame on top.
@@ -314,7 +184,7 @@ fn error_clause_stacks_leave_out_the_machinery_too() {
 
 #[test]
 fn profile_stacks_start_at_the_interrupted_function() {
-    if must_skip() {
+    if DTRACE.must_skip() {
         return;
     }
     let program = format!("profile-997 /pid == $target/ {{ {FIRING_ACTIONS} }}");

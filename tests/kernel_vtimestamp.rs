@@ -7,14 +7,15 @@
 //! and passes. The load processes are small Python scripts written to a private temporary
 //! directory, because `-c` splits its command on blanks and so cannot carry `python -c`.
 
+mod common;
+
 use std::collections::BTreeMap;
-use std::io::Read;
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use common::live::LiveDtrace;
 
 /// How long any single dtrace run may take before the test kills it and fails.
-const RUN_DEADLINE: Duration = Duration::from_secs(20);
+const DTRACE: LiveDtrace = LiveDtrace::with_deadline(Duration::from_secs(20));
 
 /// What every getppid() of the target prints: thread, `vtimestamp`, `timestamp`.
 const PROGRAM: &str =
@@ -47,131 +48,6 @@ other.start()\n\
 work(False)\n\
 other.join()\n";
 
-struct Outcome {
-    status: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-/// Returns the Python interpreter the load scripts run under, if one is installed.
-fn python_interpreter() -> Option<&'static str> {
-    ["/usr/bin/python3.11", "/usr/bin/python3"]
-        .into_iter()
-        .find(|path| std::path::Path::new(path).exists())
-}
-
-/// Decides whether this process may trace; returns the reason to skip when it may not.
-fn reason_to_skip() -> Option<String> {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    if unsafe { libc::geteuid() } != 0 {
-        return Some("not running as root".to_string());
-    }
-    if python_interpreter().is_none() {
-        return Some("no /usr/bin/python3 for the load process".to_string());
-    }
-    let outcome = run_dtrace(&["-q", "-n", "BEGIN { exit(0); }"]);
-    if outcome.status != Some(0) {
-        return Some(format!(
-            "dtrace cannot trace here (exit {:?}): {}",
-            outcome.status,
-            outcome.stderr.lines().next().unwrap_or("")
-        ));
-    }
-    None
-}
-
-/// Prints the skip line and returns true when the calling test must not trace.
-fn must_skip() -> bool {
-    match reason_to_skip() {
-        Some(reason) => {
-            println!("skipping: {reason}");
-            true
-        }
-        None => false,
-    }
-}
-
-/// Collects a child's stdout and stderr on helper threads, so that neither pipe can fill
-/// up and stall the child, and kills the child if it outlives the deadline.
-fn collect(mut child: Child, deadline: Duration) -> Outcome {
-    let mut stdout_pipe = child.stdout.take().expect("stdout is piped");
-    let mut stderr_pipe = child.stderr.take().expect("stderr is piped");
-    let stdout_reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stdout_pipe.read_to_string(&mut text);
-        text
-    });
-    let stderr_reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stderr_pipe.read_to_string(&mut text);
-        text
-    });
-    let started = Instant::now();
-    let status = loop {
-        match child.try_wait().expect("wait for dtrace") {
-            Some(status) => break status.code(),
-            None if started.elapsed() > deadline => {
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
-            }
-            None => std::thread::sleep(Duration::from_millis(20)),
-        }
-    };
-    Outcome {
-        status,
-        stdout: stdout_reader.join().unwrap_or_default(),
-        stderr: stderr_reader.join().unwrap_or_default(),
-    }
-}
-
-fn run_dtrace(args: &[&str]) -> Outcome {
-    let child = Command::new(env!("CARGO_BIN_EXE_dtrace"))
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn dtrace");
-    collect(child, RUN_DEADLINE)
-}
-
-/// A private directory holding one load script, removed when the test ends.
-struct LoadScript {
-    directory: PathBuf,
-    script: PathBuf,
-}
-
-impl LoadScript {
-    fn new(test_name: &str, source: &str) -> LoadScript {
-        let directory = std::env::temp_dir().join(format!(
-            "dtrace-kernel-vtimestamp-{}-{}",
-            test_name,
-            std::process::id()
-        ));
-        std::fs::create_dir_all(&directory).expect("create load directory");
-        let script = directory.join("load.py");
-        std::fs::write(&script, source).expect("write load script");
-        LoadScript { directory, script }
-    }
-
-    /// The `-c` command line that runs the script with the given arguments.
-    fn command_line(&self, arguments: &str) -> String {
-        format!(
-            "{} {} {}",
-            python_interpreter().expect("checked by must_skip"),
-            self.script.display(),
-            arguments
-        )
-    }
-}
-
-impl Drop for LoadScript {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.directory);
-    }
-}
-
 /// One getppid() firing: thread, `vtimestamp`, `timestamp`.
 #[derive(Debug, Clone, Copy)]
 struct Sample {
@@ -183,9 +59,7 @@ struct Sample {
 /// Runs [`PROGRAM`] over the load `source` with `arguments`; returns the samples sorted
 /// by `timestamp` and the load's `child` lines' numbers.
 fn trace_load(test_name: &str, source: &str, arguments: &str) -> (Vec<Sample>, Vec<u64>) {
-    let load = LoadScript::new(test_name, source);
-    let command_line = load.command_line(arguments);
-    let outcome = run_dtrace(&["-q", "-n", PROGRAM, "-c", &command_line]);
+    let outcome = DTRACE.run_with_load(test_name, source, arguments, &["-q", "-n", PROGRAM]);
     assert_eq!(outcome.status, Some(0), "stderr: {}", outcome.stderr);
     let mut samples = Vec::new();
     let mut child = Vec::new();
@@ -224,7 +98,7 @@ fn round_deltas(samples: &[Sample], rounds: usize) -> Vec<(u64, u64)> {
 
 #[test]
 fn vtimestamp_counts_running_time_and_not_sleeping_time() {
-    if must_skip() {
+    if DTRACE.must_skip() {
         return;
     }
     const ROUNDS: usize = 3;
@@ -252,7 +126,7 @@ fn vtimestamp_counts_running_time_and_not_sleeping_time() {
 
 #[test]
 fn vtimestamp_never_goes_back_within_a_thread() {
-    if must_skip() {
+    if DTRACE.must_skip() {
         return;
     }
     const CALLS: usize = 300;
