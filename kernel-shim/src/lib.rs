@@ -1,5 +1,6 @@
-//! The kernel engine: eBPF encoding (`ebpf`) and the thin bpf(2)/perf_event_open(2) layer
-//! (`sys`); DIF → eBPF translation will build on both.
+//! The kernel engine: eBPF encoding (`ebpf`), the thin bpf(2)/perf_event_open(2) layer
+//! (`sys`), the kernel's BTF and kallsyms (`btf`, `kallsyms`), DIF → eBPF translation
+//! (`translate`) and the running session: maps, buffers, attachments (`runtime`).
 
 pub mod btf;
 pub mod ebpf;
