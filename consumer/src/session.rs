@@ -646,19 +646,18 @@ impl<'o> Session<'o> {
     }
 }
 
-/// Moves the buffer of `cpu` to the front: libdtrace consumes the buffer of the CPU that
-/// BEGIN fired on first, so BEGIN's output leads even when other CPUs have records too.
+/// Moves the buffers of `cpu` to the front, keeping every other order: libdtrace
+/// consumes the buffer of the CPU that BEGIN fired on first, so BEGIN's output leads
+/// even when other CPUs have records too.
 fn consume_cpu_first(buffers: &mut [(u32, Vec<u8>)], cpu: Option<u32>) {
-    if let Some(position) = buffers.iter().position(|(each, _)| Some(*each) == cpu) {
-        buffers[..=position].rotate_right(1);
-    }
+    buffers.sort_by_key(|(each, _)| Some(*each) != cpu);
 }
 
-/// Moves the buffer of `cpu` to the back: the CPU that END fired on is consumed last.
+/// Moves the buffers of `cpu` to the back, keeping every other order: the CPU that END
+/// fired on is consumed last. A CPU may deliver two buffers at the end (what it wrote
+/// before END, then END's records); both move, in that order.
 fn consume_cpu_last(buffers: &mut [(u32, Vec<u8>)], cpu: Option<u32>) {
-    if let Some(position) = buffers.iter().position(|(each, _)| Some(*each) == cpu) {
-        buffers[position..].rotate_left(1);
-    }
+    buffers.sort_by_key(|(each, _)| Some(*each) == cpu);
 }
 
 #[cfg(test)]
@@ -679,6 +678,10 @@ mod tests {
         consume_cpu_last(&mut last, Some(1));
         assert_eq!(order(&last), [0, 2, 3, 1]);
         // A CPU without a buffer, or none known, leaves the order alone.
+        // A CPU's two buffers (before END, then END's) both move and keep their order.
+        let mut twice = vec![(0, vec![1]), (1, vec![]), (0, vec![2])];
+        consume_cpu_last(&mut twice, Some(0));
+        assert_eq!(twice, [(1, vec![]), (0, vec![1]), (0, vec![2])]);
         let mut unchanged = buffers();
         consume_cpu_first(&mut unchanged, Some(7));
         consume_cpu_last(&mut unchanged, None);
