@@ -107,13 +107,16 @@ fn vtimestamp_counts_running_time_and_not_sleeping_time() {
     let (samples, child) = trace_load("busy", STRETCH_LOAD, &arguments("busy"));
     assert_eq!(child.len(), ROUNDS, "{child:?}");
     for ((on_cpu, wall), child_cpu) in round_deltas(&samples, ROUNDS).into_iter().zip(child) {
-        // The thread ran all along: its time on CPU is the busy stretch (as the thread's
-        // own clock measured it, which also counts the two system calls), and cannot
-        // exceed the time that passed.
+        // The thread ran all along: its time on CPU is at least the busy stretch (as the
+        // thread's own clock measured it, which also counts the two system calls), and
+        // cannot exceed the time that passed. It may exceed the thread's own clock by
+        // any amount: `vtimestamp` adds up the time between switches as DTrace does,
+        // which takes in the interrupt and steal time that the scheduler's task clock
+        // leaves out, and a virtual machine on a busy host can be robbed of much.
         let described = format!("on CPU {on_cpu} ns, wall {wall} ns, child's clock {child_cpu} ns");
         assert!(on_cpu >= STRETCH_NS * 9 / 10, "{described}");
         assert!(on_cpu <= wall, "{described}");
-        assert!(on_cpu.abs_diff(child_cpu) <= child_cpu / 10, "{described}");
+        assert!(on_cpu >= child_cpu * 9 / 10, "{described}");
     }
 
     let (samples, _) = trace_load("sleep", STRETCH_LOAD, &arguments("sleep"));

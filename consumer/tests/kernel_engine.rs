@@ -152,13 +152,25 @@ struct Counting<'a> {
     record_bytes: usize,
     /// The sum of the first word of every aggregation entry drained.
     aggregated: i64,
+    /// When set, the first poll waits (up to [`HOLD_LIMIT`]) until this flag is up, so
+    /// that the kernel's buffers fill while nothing drains them.
+    hold_until: Option<Arc<AtomicBool>>,
 }
+
+/// The longest a held [`Counting`] waits before its first poll.
+const HOLD_LIMIT: Duration = Duration::from_secs(20);
 
 impl TracingEngine for Counting<'_> {
     fn go(&mut self) -> Result<(), String> {
         self.inner.go()
     }
     fn poll(&mut self, timeout: Duration) -> Vec<(u32, Vec<u8>)> {
+        if let Some(flag) = self.hold_until.take() {
+            let deadline = std::time::Instant::now() + HOLD_LIMIT;
+            while !flag.load(Ordering::SeqCst) && std::time::Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
         let buffers = self.inner.poll(timeout);
         self.record_bytes += buffers.iter().map(|(_, bytes)| bytes.len()).sum::<usize>();
         buffers
@@ -282,11 +294,16 @@ fn one_page_buffer_records_plus_drops_equal_the_calls() {
     const CALLS: usize = 50_000;
     let finished = Arc::new(AtomicBool::new(false));
     let flag = finished.clone();
+    // The consumer drains nothing until every call has been made, so that the one-page
+    // buffer must overflow however fast this machine's consumer would otherwise keep up.
+    let calls_made = Arc::new(AtomicBool::new(false));
+    let calls_made_by_worker = calls_made.clone();
     let worker = Worker::spawn(move || {
         for _ in 0..CALLS {
             // SAFETY: getppid has no preconditions.
             std::hint::black_box(unsafe { libc::getppid() });
         }
+        calls_made_by_worker.store(true, Ordering::SeqCst);
         // The exit record may itself be dropped while the buffer is full: repeat.
         while !flag.load(Ordering::SeqCst) {
             // SAFETY: getpgid of a process that does not exist only fails.
@@ -309,6 +326,7 @@ fn one_page_buffer_records_plus_drops_equal_the_calls() {
         inner: &mut kernel,
         record_bytes: 0,
         aggregated: 0,
+        hold_until: Some(calls_made),
     };
     let (_, status) = run(&compiled, &mut counting, true, Some(worker));
     finished.store(true, Ordering::SeqCst);
