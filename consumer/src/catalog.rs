@@ -19,8 +19,15 @@ pub struct RegistryCatalog {
 }
 
 impl RegistryCatalog {
-    /// A catalog of every provider of this machine.
+    /// A catalog of every provider of this machine. As root, tracefs is mounted first
+    /// if a fresh boot left it unmounted, so that the sdt and syscall providers see the
+    /// kernel's tracepoints; otherwise (or if the mount fails) the providers enumerate
+    /// what they can, and the kernel engine reports the missing tracefs when it starts.
     pub fn for_this_machine() -> RegistryCatalog {
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        if unsafe { libc::geteuid() } == 0 {
+            let _ = providers::tracefs::mount_tracefs_if_missing();
+        }
         RegistryCatalog::new(ProbeRegistry::for_this_machine())
     }
 

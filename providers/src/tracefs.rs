@@ -1,7 +1,6 @@
 //! tracefs access: finding (or mounting) the tracing file system, listing the event
 //! groups and events under `events/`, and parsing an event's `format` file.
 
-use std::ffi::CString;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -204,9 +203,10 @@ fn is_identifier_end(text: &str) -> bool {
 /// Returns the mounted tracefs, mounting it at `/sys/kernel/tracing` first when no
 /// mount point has an `events/` directory and we are root.
 ///
-/// A fresh boot may leave tracefs unmounted; the kernel engine needs it for tracepoint
-/// ids, so the session calls this before enabling probes. Enumeration never mounts
-/// anything by itself.
+/// A fresh boot may leave tracefs unmounted; the sdt and syscall providers need it to
+/// enumerate tracepoints and the kernel engine needs it for tracepoint ids, so the
+/// consumer calls this before matching probes. Enumeration never mounts anything by
+/// itself. The mount itself is kernel-shim's, which the engine also uses.
 pub fn mount_tracefs_if_missing() -> Result<Tracefs, ProviderError> {
     if let Some(tracefs) = Tracefs::find() {
         return Ok(tracefs);
@@ -217,35 +217,14 @@ pub fn mount_tracefs_if_missing() -> Result<Tracefs, ProviderError> {
             message: "tracefs is not mounted, and mounting it requires root".to_string(),
         });
     }
-    let target = TRACEFS_MOUNT_POINTS[0];
-    let to_c_string = |text: &str| {
-        CString::new(text).map_err(|error| ProviderError::Tracefs {
+    let root =
+        kernel_shim::sys::tracefs::tracefs_root().map_err(|error| ProviderError::Tracefs {
             message: error.to_string(),
-        })
-    };
-    let (source, target_c, file_system) = (
-        to_c_string("nodev")?,
-        to_c_string(target)?,
-        to_c_string("tracefs")?,
-    );
-    // SAFETY: all pointers are valid NUL-terminated strings that outlive the call, and
-    // a null data argument is allowed for tracefs.
-    let status = unsafe {
-        libc::mount(
-            source.as_ptr(),
-            target_c.as_ptr(),
-            file_system.as_ptr(),
-            0,
-            std::ptr::null(),
-        )
-    };
-    if status != 0 {
-        let error = std::io::Error::last_os_error();
-        return Err(ProviderError::Tracefs {
-            message: format!("cannot mount tracefs at {target}: {error}"),
-        });
-    }
+        })?;
     Tracefs::find().ok_or_else(|| ProviderError::Tracefs {
-        message: format!("tracefs mounted at {target} but it has no events/ directory"),
+        message: format!(
+            "tracefs mounted at {} but it has no events/ directory",
+            root.display()
+        ),
     })
 }
