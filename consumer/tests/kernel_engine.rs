@@ -287,6 +287,46 @@ fn a_syscall_count_is_exact() {
 }
 
 #[test]
+fn system_call_arguments_come_from_their_registers() {
+    if !kernel_available("system_call_arguments_come_from_their_registers") {
+        return;
+    }
+    // Each program reads a different set of arguments: the engine copies only those its
+    // clauses name, and each must still come from its own register.
+    let cases = [
+        ("printf(\"%d\\n\", arg5);", "66"),
+        ("printf(\"%d %d\\n\", arg3, arg0);", "44 11"),
+        (
+            "printf(\"%d %d %d %d %d %d\\n\", arg0, arg1, arg2, arg3, arg4, arg5);",
+            "11 22 33 44 55 66",
+        ),
+        (
+            "printf(\"%d\\n\", arg1); } syscall::getppid:entry /tid == TID/ { printf(\"%d\\n\", arg4);",
+            "22\n55",
+        ),
+    ];
+    for (action, expected) in cases {
+        let worker = Worker::spawn(|| {
+            // SAFETY: getppid ignores its arguments; they only sit in the registers.
+            unsafe { libc::syscall(libc::SYS_getppid, 11, 22, 33, 44, 55, 66) };
+            // SAFETY: getpgid of a process that does not exist only fails.
+            unsafe { libc::getpgid(434344) };
+        });
+        let tid = worker.tid;
+        let text = format!(
+            "syscall::getppid:entry /tid == {tid}/ {{ {action} }} \
+             syscall::getpgid:entry /tid == {tid} && arg0 == 434344/ {{ exit(0); }}"
+        )
+        .replace("TID", &tid.to_string());
+        let compiled = compile_on_this_machine(&text);
+        let mut kernel = kernel_engine(&compiled, &EngineOptions::default());
+        let (output, status) = run(&compiled, &mut kernel, true, Some(worker));
+        assert_eq!(status, 0, "{text}");
+        assert_eq!(output.trim(), expected, "{text}");
+    }
+}
+
+#[test]
 fn one_page_buffer_records_plus_drops_equal_the_calls() {
     if !kernel_available("one_page_buffer_records_plus_drops_equal_the_calls") {
         return;

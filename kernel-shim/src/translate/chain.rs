@@ -20,7 +20,7 @@ use difvm::object::{
 };
 
 use super::artificial_frames::ArtificialFrames;
-use super::context::{emit_argument_loading, ContextKind};
+use super::context::{arguments_read, emit_argument_loading, ContextKind};
 use super::emitter::{Chain, Emitter};
 use super::instructions::translate_difo;
 use super::layout::{
@@ -88,7 +88,9 @@ pub fn translate(
     emitter.bind(free);
     emitter.store_state_imm(layout.state.nesting, 1);
     emitter.reset_tokens();
-    emit_argument_loading(&mut emitter, context, unnest)?;
+    let statements: Vec<usize> = main.iter().map(|probe| probe.statement).collect();
+    let used = arguments_read(program, &statements);
+    emit_argument_loading(&mut emitter, context, used, unnest)?;
     emitter.zero_fill(
         STATE,
         layout.state.clause_locals,

@@ -2,9 +2,17 @@
 //! the code that copies `arg0`–`arg9` into the work area when the program starts (so that
 //! `argN` and `args[i]` with a run-time index read them from one place).
 //!
+//! Only the arguments some clause of the probe reads are copied: every firing pays for
+//! the copy, and a system call's arguments cost a helper call to read, so a probe whose
+//! clauses name no argument reads none.
+//!
 //! x86_64 `struct pt_regs` offsets are used for syscall, profile and uprobe contexts.
 
+use difvm::isa::{builtin_array, builtin_variable, Opcode};
+use difvm::object::CompiledProgram;
+
 use super::emitter::Emitter;
+use super::layout::program_difos;
 use super::registers::{CONTEXT, STATE};
 use super::TranslateError;
 use crate::ebpf::{Helper, Insn, JmpOp, MemSize, Reg};
@@ -109,11 +117,43 @@ impl ContextKind {
     }
 }
 
-/// Emits the code that fills the work area's argument words from `ctx`, and the
-/// system-call filter, which exits at `skip` for other system calls.
+/// Which of `arg0`–`arg9` the clauses `statements` (indices into `program`) read, one
+/// bit per argument: `argN` sets bit N, `errno` bit 0 (it is derived from a system call's
+/// return value), and `args[]` with an index known only at run time sets them all.
+pub fn arguments_read(program: &CompiledProgram, statements: &[usize]) -> u16 {
+    const ALL: u16 = (1 << 10) - 1;
+    let mut used = 0u16;
+    for (location, difo) in program_difos(program) {
+        if !statements.contains(&location.statement) {
+            continue;
+        }
+        for instruction in &difo.code {
+            match instruction.opcode() {
+                Some(Opcode::Ldgs) => {
+                    let id = instruction.index();
+                    if (builtin_variable::ARG0..builtin_variable::ARG0 + 10).contains(&id) {
+                        used |= 1 << (id - builtin_variable::ARG0);
+                    } else if id == builtin_variable::ERRNO {
+                        used |= 1;
+                    }
+                }
+                Some(Opcode::Ldga) if instruction.r1() as u16 == builtin_array::ARGS => {
+                    used = ALL;
+                }
+                _ => {}
+            }
+        }
+    }
+    used
+}
+
+/// Emits the code that fills the work area's argument words named in `used` (see
+/// [`arguments_read`]) from `ctx`, and the system-call filter, which exits at `skip` for
+/// other system calls. Words not named stay 0.
 pub fn emit_argument_loading(
     emitter: &mut Emitter<'_>,
     context: &ContextKind,
+    used: u16,
     skip: crate::ebpf::Label,
 ) -> Result<(), TranslateError> {
     let arguments = emitter.layout.state.arguments;
@@ -121,9 +161,10 @@ pub fn emit_argument_loading(
     let store = |emitter: &mut Emitter<'_>, index: u32, src: Reg| {
         emitter.store_state(arguments + 8 * index, src);
     };
+    let wanted = |index: u32| used & (1 << index) != 0;
     match context {
         ContextKind::RawTracepoint { argument_count } => {
-            for index in 0..(*argument_count).min(10) as u32 {
+            for index in (0..(*argument_count).min(10) as u32).filter(|&index| wanted(index)) {
                 emitter.emit(Insn::ldx_mem(
                     MemSize::DW,
                     Reg::R0,
@@ -140,7 +181,6 @@ pub fn emit_argument_loading(
                     .asm
                     .jmp_imm_to(JmpOp::Ne, Reg::R0, *number as i32, skip);
             }
-            emitter.emit(Insn::ldx_mem(MemSize::DW, Reg::R8, CONTEXT, 0));
             let registers = [
                 pt_regs::DI,
                 pt_regs::SI,
@@ -149,12 +189,27 @@ pub fn emit_argument_loading(
                 pt_regs::R8,
                 pt_regs::R9,
             ];
-            for (index, offset) in registers.iter().enumerate() {
-                emitter.state_pointer(Reg::R1, arguments + 8 * index as u32);
-                emitter.emit(Insn::mov64_imm(Reg::R2, 8));
-                emitter.emit(Insn::mov64_reg(Reg::R3, Reg::R8));
-                emitter.emit(Insn::add64_imm(Reg::R3, *offset as i32));
+            let read: Vec<(u32, i16)> = (0..registers.len() as u32)
+                .filter(|&index| wanted(index))
+                .map(|index| (index, registers[index as usize]))
+                .collect();
+            if let (Some(lowest), Some(highest)) = (
+                read.iter().map(|&(_, offset)| offset).min(),
+                read.iter().map(|&(_, offset)| offset).max(),
+            ) {
+                // One read of the span of `pt_regs` holding every wanted register (at
+                // most 64 bytes) into the error arguments, which are only written after
+                // a fault; then each wanted word moves to its argument.
+                let scratch = emitter.layout.state.error_arguments;
+                emitter.emit(Insn::ldx_mem(MemSize::DW, Reg::R3, CONTEXT, 0));
+                emitter.emit(Insn::add64_imm(Reg::R3, lowest as i32));
+                emitter.state_pointer(Reg::R1, scratch);
+                emitter.emit(Insn::mov64_imm(Reg::R2, (highest - lowest + 8) as i32));
                 emitter.call(Helper::ProbeReadKernel);
+                for (index, offset) in read {
+                    emitter.load_state(Reg::R0, scratch + (offset - lowest) as u32);
+                    store(emitter, index, Reg::R0);
+                }
             }
         }
         ContextKind::SyscallReturn { syscall } => {
@@ -169,12 +224,19 @@ pub fn emit_argument_loading(
                     .asm
                     .jmp_imm_to(JmpOp::Ne, Reg::R0, *number as i32, skip);
             }
-            emitter.emit(Insn::ldx_mem(MemSize::DW, Reg::R0, CONTEXT, 8));
-            store(emitter, 0, Reg::R0);
-            store(emitter, 1, Reg::R0);
+            if used & 0b11 != 0 {
+                emitter.emit(Insn::ldx_mem(MemSize::DW, Reg::R0, CONTEXT, 8));
+                store(emitter, 0, Reg::R0);
+                store(emitter, 1, Reg::R0);
+            }
         }
         ContextKind::Tracepoint { fields } => {
-            for (index, field) in fields.iter().take(10).enumerate() {
+            for (index, field) in fields
+                .iter()
+                .take(10)
+                .enumerate()
+                .filter(|&(index, _)| wanted(index as u32))
+            {
                 let size = MemSize::from_bytes(field.size as usize).ok_or_else(|| {
                     emitter.unsupported(format!(
                         "a {}-byte tracepoint argument (argument {index})",
@@ -205,8 +267,10 @@ pub fn emit_argument_loading(
         }
         ContextKind::Uprobe { return_probe } | ContextKind::Kprobe { return_probe } => {
             if *return_probe {
-                emitter.emit(Insn::ldx_mem(MemSize::DW, Reg::R0, CONTEXT, pt_regs::AX));
-                store(emitter, 1, Reg::R0);
+                if wanted(1) {
+                    emitter.emit(Insn::ldx_mem(MemSize::DW, Reg::R0, CONTEXT, pt_regs::AX));
+                    store(emitter, 1, Reg::R0);
+                }
             } else {
                 let registers = [
                     pt_regs::DI,
@@ -217,8 +281,10 @@ pub fn emit_argument_loading(
                     pt_regs::R9,
                 ];
                 for (index, offset) in registers.iter().enumerate() {
-                    emitter.emit(Insn::ldx_mem(MemSize::DW, Reg::R0, CONTEXT, *offset));
-                    store(emitter, index as u32, Reg::R0);
+                    if wanted(index as u32) {
+                        emitter.emit(Insn::ldx_mem(MemSize::DW, Reg::R0, CONTEXT, *offset));
+                        store(emitter, index as u32, Reg::R0);
+                    }
                 }
             }
         }
