@@ -2,7 +2,8 @@
 //! count printed with `printa()` and truncated, histograms of real system call latencies
 //! whose buckets add up to the calls made, `min()`/`max()`/`count()` after `clear()`
 //! agreeing with the reference interpreter, and a million distinct keys that are either
-//! all printed or accounted for by aggregation drops.
+//! all printed or accounted for by aggregation drops, and `execname` keys and records that
+//! hold the longest task name whole in their 16 bytes.
 //!
 //! These tests trace the running machine, so each one first checks that it may (root and a
 //! working `dtrace -n 'BEGIN { exit(0); }'`) and otherwise prints `skipping: <reason>` and
@@ -210,6 +211,53 @@ fn latency_histograms_add_up_to_the_calls() {
         .rev()
         .find_map(|line| line.trim().parse::<u64>().ok());
     assert_eq!(last_number, Some(CALLS), "{}", outcome.stdout);
+}
+
+/// Renames its thread to the longest name a task can have (15 characters), then makes
+/// argv[1] getppid() calls.
+const LONGEST_NAME_GETPPID_LOAD: &str = "import os, sys\n\
+open('/proc/self/comm', 'w').write('fifteen-chars-x')\n\
+g = os.getppid\n\
+for _ in range(int(sys.argv[1])):\n    g()\n";
+
+/// `execname` is recorded and keyed in 16 bytes, not `strsize`: a name of the longest
+/// length a task can have arrives whole as a key, a trace() record and a printf()
+/// argument, and keys of a string that may be longer widen the slot for every use.
+#[test]
+fn execname_keys_and_records_keep_the_longest_task_name() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    const CALLS: u64 = 1_000;
+    let outcome = DTRACE.run_with_load(
+        "longest_name",
+        LONGEST_NAME_GETPPID_LOAD,
+        &CALLS.to_string(),
+        &[
+            "-q",
+            "-n",
+            "BEGIN { done = 0; } syscall::getppid:entry /pid == $target/ { @names[execname] = count(); \
+             @mixed[execname, 1] = count(); } \
+             syscall::getppid:entry /pid == $target && !done/ { done = 1; trace(execname); \
+             printf(\"<%s>\\n\", execname); } \
+             END { @mixed[\"a string literal longer than sixteen bytes\", 2] = count(); \
+             printa(\"names %s %@d\\n\", @names); printa(\"mixed %s %d %@d\\n\", @mixed); }",
+        ],
+    );
+    assert_eq!(outcome.status, Some(0), "stderr: {}", outcome.stderr);
+    let lines: Vec<&str> = outcome.stdout.lines().collect();
+    for expected in [
+        "fifteen-chars-x<fifteen-chars-x>".to_string(),
+        format!("names fifteen-chars-x {CALLS}"),
+        format!("mixed fifteen-chars-x 1 {CALLS}"),
+        "mixed a string literal longer than sixteen bytes 2 1".to_string(),
+    ] {
+        assert!(
+            lines.contains(&expected.as_str()),
+            "no {expected:?} in {:?}",
+            outcome.stdout
+        );
+    }
 }
 
 /// The D program of the clear() tests: values before and after `clear()`.

@@ -69,13 +69,50 @@ fn builtin_variable_types_decide_layouts() {
         vec![
             (4, integer(true)),
             (8, integer(false)),
-            (256, ValueLayout::String),
+            (16, ValueLayout::String),
             (8, ValueLayout::Pointer),
             (8, integer(true)),
             (4, integer(true)),
         ]
     );
     assert_eq!(size % 8, 0);
+}
+
+#[test]
+fn execname_needs_no_more_than_a_task_comm() {
+    let (slots, _) = record_slots("BEGIN { trace(execname); printf(\"%s\", execname); }");
+    let sizes: Vec<u32> = slots.iter().map(|slot| slot.size).collect();
+    assert_eq!(sizes, [16, 16]);
+    let (slots, _) =
+        record_slots("#pragma D option strsize=8\nBEGIN { trace(execname); trace(\"x\"); }");
+    let sizes: Vec<u32> = slots.iter().map(|slot| slot.size).collect();
+    assert_eq!(sizes, [8, 8]);
+}
+
+#[test]
+fn string_keys_of_an_aggregation_hold_its_longest_use() {
+    for text in [
+        "BEGIN { @a[execname, 1] = count(); } END { @a[copyinstr(arg0), 2] = count(); }",
+        "BEGIN { @a[copyinstr(arg0), 1] = count(); } END { @a[execname, 2] = count(); }",
+    ] {
+        let program = compiled(text);
+        let keys: Vec<(u32, u32)> = program.aggregations[0]
+            .keys
+            .iter()
+            .map(|slot| (slot.offset, slot.size))
+            .collect();
+        assert_eq!(keys, [(0, 256), (256, 4)], "{text}");
+        assert_eq!(program.aggregations[0].key_size, 264, "{text}");
+        for statement in &program.statements {
+            let slots: Vec<(u32, u32)> = statement.actions[0]
+                .values
+                .iter()
+                .filter_map(|value| value.slot.as_ref())
+                .map(|slot| (slot.offset, slot.size))
+                .collect();
+            assert_eq!(slots, keys, "{text}");
+        }
+    }
 }
 
 #[test]
@@ -149,7 +186,7 @@ fn aggregations_are_described_in_order_of_appearance() {
     assert_eq!(
         summary,
         vec![
-            (1, "counts".to_string(), AggregationFunction::Count, 264),
+            (1, "counts".to_string(), AggregationFunction::Count, 24),
             (2, "_".to_string(), AggregationFunction::Sum, 0),
             (
                 3,
@@ -179,8 +216,8 @@ fn aggregations_are_described_in_order_of_appearance() {
     assert_eq!(
         program.aggregations[0].keys,
         vec![
-            slot(0, 256, 1, ValueLayout::String),
-            slot(256, 4, 4, integer(true))
+            slot(0, 16, 1, ValueLayout::String),
+            slot(16, 4, 4, integer(true))
         ]
     );
     assert_eq!(

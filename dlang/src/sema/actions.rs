@@ -2,6 +2,7 @@
 //! argument rules and the speculation ordering, aggregation statements, and
 //! expression statements. Also decides how recorded values are laid out.
 
+use difvm::isa::builtin_variable;
 use difvm::object::{SymbolFormat, ValueLayout};
 
 use super::functions::{self, ActionFunction, FunctionKind};
@@ -11,6 +12,7 @@ use super::ir::{
 };
 use super::operators::is_aggregation_expression;
 use super::speculation::{ActionClass, SpeculationState};
+use super::variables::VariableScope;
 use super::{constants, error, Analyzer, SemaResult};
 use crate::ast::{Expr, ExprKind};
 use crate::diagnostics::{ErrorTag, Span};
@@ -579,7 +581,7 @@ impl Analyzer<'_> {
                 shape(size, size, ValueLayout::Integer { signed })
             }
             TypeKind::Pointer { .. } => shape(8, 8, ValueLayout::Pointer),
-            TypeKind::String => shape(self.types.string_size(), 1, ValueLayout::String),
+            TypeKind::String => shape(self.recorded_string_size(value), 1, ValueLayout::String),
             TypeKind::SymbolAddress => shape(8, 8, ValueLayout::KernelSymbol(SymbolFormat::Symbol)),
             TypeKind::UserSymbolAddress => {
                 shape(16, 8, ValueLayout::UserSymbol(SymbolFormat::Symbol))
@@ -602,6 +604,33 @@ impl Analyzer<'_> {
         }
     }
 }
+
+impl Analyzer<'_> {
+    /// The bytes a recorded string needs: `strsize`, or less when the expression cannot
+    /// be longer. `execname` is the task's `comm`, at most `TASK_COMM_LEN` bytes with
+    /// its NUL, so a record or aggregation key holding it needs 16 bytes, not 256: the
+    /// kernel engine then copies, hashes and compares 16 bytes per aggregation update.
+    /// The printed output does not depend on a string slot's size.
+    fn recorded_string_size(&self, value: &TypedExpr) -> u32 {
+        let string_size = self.types.string_size();
+        match value.kind {
+            TypedExprKind::Variable(id) => {
+                let variable = self.variables.get(id);
+                if variable.scope == VariableScope::Builtin
+                    && variable.dif_id == builtin_variable::EXECNAME
+                {
+                    string_size.min(TASK_COMM_SIZE)
+                } else {
+                    string_size
+                }
+            }
+            _ => string_size,
+        }
+    }
+}
+
+/// Linux's `TASK_COMM_LEN`: the size of a task's `comm`, the source of `execname`.
+const TASK_COMM_SIZE: u32 = 16;
 
 /// The D name of an action.
 pub(super) fn action_name(function: ActionFunction) -> &'static str {

@@ -4,7 +4,7 @@
 //! that name aggregations (`clear`, `trunc`, `normalize`, `denormalize`).
 
 use difvm::aggregation::{LogLinearQuantization, LQUANTIZE_MAX_LEVELS};
-use difvm::object::AggregationFunction;
+use difvm::object::{AggregationFunction, ValueLayout};
 
 use super::assignment::{aggregation_name, prototype_mismatch};
 use super::functions::{self, ActionFunction, AggregatingFunction, FunctionKind};
@@ -467,7 +467,20 @@ impl Analyzer<'_> {
                 ));
             }
         }
+        self.widen_string_keys(index, keys);
         Ok(existing.id)
+    }
+
+    /// Makes every string key slot of aggregation `index` large enough for this use's
+    /// string: uses of one aggregation may record strings of different sizes
+    /// (`@[execname]` needs 16 bytes, `@[copyinstr(arg0)]` `strsize`), and the key
+    /// layout must hold the longest.
+    fn widen_string_keys(&mut self, index: usize, keys: &[RecordedValue]) {
+        for ((_, shape), key) in self.aggregations[index].keys.iter_mut().zip(keys) {
+            if shape.layout == ValueLayout::String && key.shape.layout == ValueLayout::String {
+                shape.size = shape.size.max(key.shape.size);
+            }
+        }
     }
 
     /// The aggregation an argument names: it must be `@name` and already defined.
