@@ -483,6 +483,45 @@ impl Analyzer<'_> {
         }
     }
 
+    /// Gives the string key slots of aggregations that one `printa()` joins the same
+    /// size, the largest any of them needs: the consumer joins entries by their key
+    /// bytes, so `@a[execname]` (16 bytes) and `@b[s]` (`strsize`) must lay the same
+    /// string out alike to meet. Joins may chain (`printa(@a, @b)`, `printa(@b, @c)`),
+    /// so sizes are spread until none changes.
+    pub(super) fn unify_joined_key_layouts(&mut self) {
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for join in &self.printa_joins {
+                let Some(first) = join.first() else { continue };
+                let key_count = self.aggregations[*first as usize - 1].keys.len();
+                for position in 0..key_count {
+                    let string_size = |aggregation: &AggregationInfo| {
+                        aggregation
+                            .keys
+                            .get(position)
+                            .filter(|(_, shape)| shape.layout == ValueLayout::String)
+                            .map(|(_, shape)| shape.size)
+                    };
+                    let widest = join
+                        .iter()
+                        .filter_map(|id| string_size(&self.aggregations[*id as usize - 1]))
+                        .max();
+                    let Some(widest) = widest else { continue };
+                    for id in join {
+                        let aggregation = &mut self.aggregations[*id as usize - 1];
+                        if let Some((_, shape)) = aggregation.keys.get_mut(position) {
+                            if shape.layout == ValueLayout::String && shape.size != widest {
+                                shape.size = widest;
+                                changed = true;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// The aggregation an argument names: it must be `@name` and already defined.
     pub(super) fn named_aggregation(
         &mut self,

@@ -170,6 +170,9 @@ impl Analyzer<'_> {
                 .collect();
             self.check_conversions("printa", parsed, &keys, true, span)?;
         }
+        if aggregations.len() > 1 {
+            self.printa_joins.push(aggregations.clone());
+        }
         Ok(TypedAction::Printa {
             format: format.map(|(text, _)| text),
             aggregations,

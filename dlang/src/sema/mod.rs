@@ -111,6 +111,9 @@ pub struct Analyzer<'a> {
     variables: VariableTable,
     aggregations: Vec<AggregationInfo>,
     aggregation_names: HashMap<String, usize>,
+    /// The aggregation ids of every `printa()` that joins several aggregations by key:
+    /// their key layouts are made identical when the analysis finishes.
+    printa_joins: Vec<Vec<u32>>,
     inlines: HashMap<String, InlineInfo>,
     translators: Vec<TranslatorInfo>,
     options: &'a CompileOptions,
@@ -144,6 +147,7 @@ impl<'a> Analyzer<'a> {
             variables,
             aggregations: Vec::new(),
             aggregation_names: HashMap::new(),
+            printa_joins: Vec::new(),
             inlines: HashMap::new(),
             translators: Vec::new(),
             options,
@@ -206,7 +210,7 @@ impl<'a> Analyzer<'a> {
 
     /// Finishes the compilation: checks that every macro argument was referenced and
     /// returns the analysis. `last_program` is the index errors are reported against.
-    pub fn finish(self, last_program: usize) -> Result<Analysis, AnalysisError> {
+    pub fn finish(mut self, last_program: usize) -> Result<Analysis, AnalysisError> {
         if !self.settings.argument_references {
             if let Some(unused) =
                 (1..self.arguments_referenced.len()).find(|&i| !self.arguments_referenced[i])
@@ -224,6 +228,7 @@ impl<'a> Analyzer<'a> {
                 });
             }
         }
+        self.unify_joined_key_layouts();
         Ok(Analysis {
             string_size: self.types.string_size(),
             settings: self.settings.clone(),
