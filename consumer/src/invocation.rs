@@ -5,7 +5,6 @@
 use std::io::Write;
 use std::path::Path;
 use std::rc::Rc;
-use std::time::Duration;
 
 use difvm::interp::engine::EngineOptions;
 use difvm::object::{CompiledProgram, EnabledProbe};
@@ -16,7 +15,6 @@ use dlang::compile::{
 use dlang::probes::ProbeCatalog;
 use kernel_shim::runtime::BufferPolicy;
 
-use crate::aggregation_output::{AggregationDisplayOptions, AggregationSortOptions};
 use crate::catalog::RegistryCatalog;
 use crate::engine::{TracingEngine, VirtualMachineEngine};
 use crate::kernel_engine::{check_tracing_privileges, KernelEngine};
@@ -26,7 +24,6 @@ use crate::session::{Session, SessionSettings};
 use crate::signals::install_interrupt_handlers;
 use crate::symbolize::{SystemSymbolOptions, SystemSymbols};
 use crate::target_process::{TargetExitReporter, TargetProcesses};
-use crate::trace_output::TraceOutputOptions;
 
 /// Exit status of a fatal error (compile failure, no probes, unreadable file).
 pub const EXIT_FATAL: i32 = 1;
@@ -642,29 +639,7 @@ fn run_session(
         },
         None => Box::new(std::io::stdout()),
     };
-    let settings = SessionSettings {
-        trace: TraceOutputOptions {
-            quiet: options.boolean(DtraceOption::Quiet),
-            flowindent: options.boolean(DtraceOption::FlowIndent),
-            stack_indent: options.integer(DtraceOption::StackIndent).unwrap_or(14) as usize,
-            raw_bytes: options.boolean(DtraceOption::RawBytes),
-        },
-        sort: AggregationSortOptions {
-            sort_by_key: options.boolean(DtraceOption::AggSortKey),
-            reverse: options.boolean(DtraceOption::AggSortRev),
-            key_position: options.integer(DtraceOption::AggSortKeyPos).unwrap_or(0) as usize,
-            aggregation_position: options.integer(DtraceOption::AggSortPos).unwrap_or(0) as usize,
-        },
-        aggregation_display: AggregationDisplayOptions::from_options(options),
-        droptags: options.boolean(DtraceOption::DropTags),
-        switch_interval: Duration::from_nanos(
-            options
-                .rate_ns(DtraceOption::SwitchRate)
-                .unwrap_or(1_000_000_000)
-                .clamp(1_000_000, 1_000_000_000),
-        ),
-        target_pid: targets.target_pid().map(u64::from),
-    };
+    let settings = SessionSettings::from_options(options, targets.target_pid().map(u64::from));
     install_interrupt_handlers();
     let symbols = SystemSymbols::new(SystemSymbolOptions {
         noresolve: options.boolean(DtraceOption::NoResolve),
@@ -677,12 +652,7 @@ fn run_session(
         &mut *output,
         Rc::new(symbols),
     );
-    session.set_aggregation_rate(Duration::from_nanos(
-        options
-            .rate_ns(DtraceOption::AggRate)
-            .unwrap_or(1_000_000_000),
-    ));
-    session.set_per_cpu_aggregations(options.boolean(DtraceOption::AggPerCpu));
+    session.set_options(options.clone());
     let quiet = options.boolean(DtraceOption::Quiet);
     let mut watch = TargetExitReporter { targets, quiet };
     match session.run(engine, &mut watch) {

@@ -17,7 +17,8 @@ use crate::aggregation_output::{
     AggregationSortOptions, AggregationTable, AggregationView, PerCpuValues,
 };
 use crate::engine::TracingEngine;
-use crate::messages::{drop_message, DropKind, RuntimeFault};
+use crate::messages::{drop_message, library_error_message, DropKind, RuntimeFault};
+use crate::options::{DtraceOption, OptionOrigin, OptionSet};
 use crate::printf::symbols::SymbolResolver;
 use crate::printf::PrintfContext;
 use crate::record::{decode_record, EnabledProbeIndex, RecordValue};
@@ -41,6 +42,37 @@ pub struct SessionSettings {
     pub switch_interval: Duration,
     /// The `-c`/`-p` process, for `%A` and user symbols.
     pub target_pid: Option<u64>,
+}
+
+impl SessionSettings {
+    /// The settings the options in effect give, for a session whose `-c`/`-p` process
+    /// (if any) is `target_pid`.
+    pub fn from_options(options: &OptionSet, target_pid: Option<u64>) -> SessionSettings {
+        SessionSettings {
+            trace: TraceOutputOptions {
+                quiet: options.boolean(DtraceOption::Quiet),
+                flowindent: options.boolean(DtraceOption::FlowIndent),
+                stack_indent: options.integer(DtraceOption::StackIndent).unwrap_or(14) as usize,
+                raw_bytes: options.boolean(DtraceOption::RawBytes),
+            },
+            sort: AggregationSortOptions {
+                sort_by_key: options.boolean(DtraceOption::AggSortKey),
+                reverse: options.boolean(DtraceOption::AggSortRev),
+                key_position: options.integer(DtraceOption::AggSortKeyPos).unwrap_or(0) as usize,
+                aggregation_position: options.integer(DtraceOption::AggSortPos).unwrap_or(0)
+                    as usize,
+            },
+            aggregation_display: AggregationDisplayOptions::from_options(options),
+            droptags: options.boolean(DtraceOption::DropTags),
+            switch_interval: Duration::from_nanos(
+                options
+                    .rate_ns(DtraceOption::SwitchRate)
+                    .unwrap_or(1_000_000_000)
+                    .clamp(1_000_000, 1_000_000_000),
+            ),
+            target_pid,
+        }
+    }
 }
 
 /// The session's view of the `-c`/`-p` processes.
@@ -87,6 +119,8 @@ pub struct Session<'o> {
     per_cpu_requested: bool,
     /// How often aggregations are snapshotted while tracing (`aggrate`).
     aggregation_interval: Duration,
+    /// The options in effect, which `setopt()` changes while tracing.
+    options: OptionSet,
     printed_aggregations: BTreeSet<u32>,
     output: &'o mut dyn Write,
     exit_status: Option<i64>,
@@ -142,6 +176,7 @@ impl<'o> Session<'o> {
             per_cpu_values: None,
             per_cpu_requested: false,
             aggregation_interval: Duration::from_secs(1),
+            options: OptionSet::new(),
             printed_aggregations: BTreeSet::new(),
             output,
             exit_status: None,
@@ -155,6 +190,56 @@ impl<'o> Session<'o> {
     /// snapshots them at every buffer read.
     pub fn set_aggregation_rate(&mut self, interval: Duration) {
         self.aggregation_interval = interval;
+    }
+
+    /// Runs the session under `options`: the settings, the aggregation rate and
+    /// `aggpercpu` follow them, and `setopt()` changes them while tracing. Without this
+    /// call the session runs with the settings it was made with, and a `setopt()`
+    /// starts from the default options.
+    pub fn set_options(&mut self, options: OptionSet) {
+        self.per_cpu_requested = options.boolean(DtraceOption::AggPerCpu);
+        self.follow_options(options);
+    }
+
+    /// Takes the dynamic settings from `options`: output, sorting, display, the switch
+    /// and aggregation rates. (`aggpercpu` is not among them: per-CPU tables are laid
+    /// out when tracing starts.)
+    fn follow_options(&mut self, options: OptionSet) {
+        self.settings = SessionSettings::from_options(&options, self.settings.target_pid);
+        self.renderer.options = self.settings.trace;
+        self.aggregation_interval = Duration::from_nanos(
+            options
+                .rate_ns(DtraceOption::AggRate)
+                .unwrap_or(1_000_000_000),
+        );
+        self.options = options;
+    }
+
+    /// `setopt(name[, value])`, processed in buffer order: a dynamic option takes effect
+    /// from the next record on; a failure is reported as a library error on the enabled
+    /// probe that recorded it (tracing goes on), as `dt_setopt()` does.
+    fn set_option_while_tracing(
+        &mut self,
+        record: &RecordContext<'_>,
+        name: &str,
+        value: Option<&str>,
+    ) {
+        let mut options = self.options.clone();
+        match options.set(name, value, OptionOrigin::Setopt) {
+            Ok(()) => self.follow_options(options),
+            Err(failure) => {
+                let _ = self.output.flush();
+                eprintln!(
+                    "dtrace: {}",
+                    library_error_message(
+                        record.epid,
+                        record.probe_id,
+                        record.probe,
+                        &failure.message()
+                    )
+                );
+            }
+        }
     }
 
     /// Keeps and prints each CPU's part of every aggregation entry (`aggpercpu`).
@@ -384,18 +469,16 @@ impl<'o> Session<'o> {
                         .map(|(next_enabled, _)| (next.epid, next_enabled.probe_id))
                 });
                 let mut text = String::new();
-                self.renderer.begin_record(
-                    &mut text,
-                    &RecordContext {
-                        cpu,
-                        epid: record.epid,
-                        probe_id: enabled.probe_id,
-                        probe: &enabled.probe,
-                        next_record,
-                    },
-                );
+                let context = RecordContext {
+                    cpu,
+                    epid: record.epid,
+                    probe_id: enabled.probe_id,
+                    probe: &enabled.probe,
+                    next_record,
+                };
+                self.renderer.begin_record(&mut text, &context);
                 for (action, action_values) in statement.actions.iter().zip(values.iter()) {
-                    self.apply_action(engine, &mut text, &action.kind, action, action_values)?;
+                    self.apply_action(engine, &mut text, &context, action, action_values)?;
                 }
                 self.renderer.end_record(&mut text);
                 self.write(&text)?;
@@ -425,7 +508,7 @@ impl<'o> Session<'o> {
         &mut self,
         engine: &mut dyn TracingEngine,
         text: &mut String,
-        kind: &ActionKind,
+        record: &RecordContext<'_>,
         action: &difvm::object::Action,
         values: &[RecordValue<'_>],
     ) -> Result<(), String> {
@@ -434,7 +517,7 @@ impl<'o> Session<'o> {
             resolver: &*resolver,
             target_pid: self.settings.target_pid,
         };
-        match kind {
+        match &action.kind {
             ActionKind::Exit => {
                 if let Some(status) = values.first().and_then(RecordValue::as_i64) {
                     self.exit_status = Some(status);
@@ -464,6 +547,9 @@ impl<'o> Session<'o> {
                 if let Some(table) = self.aggregations.get_mut(aggregation) {
                     table.denormalize();
                 }
+            }
+            ActionKind::Setopt { name, value } => {
+                self.set_option_while_tracing(record, name, value.as_deref());
             }
             ActionKind::System { .. } => {
                 if let Some(command) = self
