@@ -4,7 +4,9 @@
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
-use difvm::interp::engine::{AggregationEntry, DropCounters, Engine, EngineError, EngineOptions};
+use difvm::interp::engine::{
+    AggregationEntry, DropCounters, Engine, EngineError, EngineOptions, SignalRequest,
+};
 use difvm::object::{
     CompiledProgram, EnabledProbe, PROBE_ID_BEGIN, PROBE_ID_END, RECORD_HEADER_SIZE,
 };
@@ -141,7 +143,10 @@ impl VirtualMachineEngine {
             PROBE_ID_END => self.end_cpu = Some(context.cpu),
             _ => {}
         }
-        self.engine.fire(probe_id, &context);
+        let outcome = self.engine.fire(probe_id, &context);
+        for request in outcome.signals {
+            send_signal(request);
+        }
     }
 
     fn take_buffers(&mut self) -> Vec<(u32, Vec<u8>)> {
@@ -168,6 +173,24 @@ impl VirtualMachineEngine {
 /// The length of the shortest run of whole records at the start of `records` that is at
 /// least `at_least` bytes long; all of `records` when a record's EPID is unknown or the
 /// records run out first.
+/// Sends what `raise()` or `stop()` asked for. The interpreter's probes (BEGIN, END,
+/// ERROR) fire in the consumer's own thread, so that thread and process are the firing
+/// ones, as they are for the kernel engine, whose BEGIN and END are uprobes on dtrace.
+fn send_signal(request: SignalRequest) {
+    // SAFETY: raise(3) and kill(2) take plain integers; the numbers are at most
+    // LAST_SIGNAL_NUMBER, checked by the interpreter.
+    unsafe {
+        match request {
+            SignalRequest::FiringThread(signal) => {
+                libc::raise(signal as libc::c_int);
+            }
+            SignalRequest::FiringProcess(signal) => {
+                libc::kill(libc::getpid(), signal as libc::c_int);
+            }
+        }
+    }
+}
+
 fn oldest_records_length(
     records: &[u8],
     at_least: u64,

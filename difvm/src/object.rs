@@ -102,7 +102,9 @@ pub enum ActionKind {
     },
     /// `system(fmt, args...)`: destructive; run by the consumer.
     System { format: String },
-    /// `freopen(fmt, args...)`: destructive; redirect output in the consumer.
+    /// `freopen(fmt, args...)`: destructive; redirect output in the consumer. The
+    /// compiler turns `freopen("")` into the format [`FREOPEN_RESTORE_TOKEN`], which
+    /// tells the consumer to restore the original output.
     Freopen { format: String },
     /// `ftruncate()`.
     Ftruncate,
@@ -144,6 +146,13 @@ pub enum ActionKind {
     /// written to the principal buffer.
     Aggregate { aggregation: u32 },
 }
+
+/// The format `freopen("")` compiles to, as DTrace's `DT_FREOPEN_RESTORE` sentinel (the
+/// text of the sentinel is unverified): an empty format would be refused like any other
+/// empty format, so the compiler transposes it into a sentinel the consumer recognises
+/// as "restore the original output", and refuses the sentinel written by hand
+/// (D_FREOPEN_INVALID).
+pub const FREOPEN_RESTORE_TOKEN: &str = "<restore>";
 
 /// One action of a statement.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -274,6 +283,30 @@ pub struct EnabledProbe {
     pub probe: ProbeDescription,
     /// Index into [`CompiledProgram::statements`].
     pub statement: usize,
+}
+
+/// The last signal number Linux has (`_NSIG - 1`): `raise()` of a larger one is an
+/// illegal operation, as DTrace's `raise()` of a number at or past `NSIG` is.
+pub const LAST_SIGNAL_NUMBER: u64 = 64;
+/// SIGSTOP on Linux (every architecture dtrace supports), sent by `stop()`.
+pub const STOP_SIGNAL_NUMBER: u64 = 19;
+
+impl ActionKind {
+    /// Why no engine on Linux carries out this action, for the destructive actions of
+    /// classic DTrace that have no Linux counterpart (`None` for every other action): the
+    /// engines refuse a program that uses one rather than silently do nothing.
+    pub fn unsupported_on_linux(&self) -> Option<&'static str> {
+        match self {
+            ActionKind::Panic => Some("panic() (no BPF helper can panic the kernel)"),
+            ActionKind::Breakpoint => {
+                Some("breakpoint() (no BPF helper can enter a kernel debugger)")
+            }
+            ActionKind::Chill => {
+                Some("chill() (a BPF program may not spin for a given time in probe context)")
+            }
+            _ => None,
+        }
+    }
 }
 
 /// Size of the header at the start of every record: the EPID (u32) and a reserved u32

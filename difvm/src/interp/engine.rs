@@ -41,14 +41,15 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::context::{ErrorProbeContext, ProbeFiringContext};
-use super::fault::DifFault;
+use super::fault::{DifFault, RuntimeFault};
 use super::machine::{execute_difo, MachineOptions, MachineState, ProbeIdentity};
 use super::records::{write_value, RecordedValue};
 use crate::aggregation::{AggregationError, AggregationRule};
 use crate::difo::{DifType, VariableScope};
 use crate::object::{
     Action, ActionKind, ActionValue, AggregationDescription, CompiledProgram, EnabledProbe,
-    RecordSlot, Statement, PROBE_ID_END, PROBE_ID_ERROR, RECORD_HEADER_SIZE,
+    RecordSlot, Statement, LAST_SIGNAL_NUMBER, PROBE_ID_END, PROBE_ID_ERROR, RECORD_HEADER_SIZE,
+    STOP_SIGNAL_NUMBER,
 };
 
 /// Bookkeeping bytes charged per aggregation entry on top of its key and value.
@@ -112,6 +113,12 @@ pub enum EngineError {
     UnknownAggregation { statement: usize, aggregation: u32 },
     /// A recorded value's slot lies outside its statement's record.
     SlotOutOfRange { statement: usize, action: usize },
+    /// An action no engine on Linux carries out (see
+    /// [`ActionKind::unsupported_on_linux`]).
+    UnsupportedAction {
+        statement: usize,
+        what: &'static str,
+    },
 }
 
 impl std::fmt::Display for EngineError {
@@ -147,6 +154,9 @@ impl std::fmt::Display for EngineError {
                     "statement {statement}, action {action}: record slot out of range"
                 )
             }
+            EngineError::UnsupportedAction { statement, what } => {
+                write!(f, "statement {statement}: {what} is not supported on Linux")
+            }
         }
     }
 }
@@ -174,6 +184,18 @@ pub struct FiringOutcome {
     pub faults: Vec<FaultReport>,
     /// An `exit()` action ran.
     pub exit_requested: bool,
+    /// Signals `raise()` and `stop()` asked for, in order; the engine's host sends them
+    /// (the interpreter itself does no IO).
+    pub signals: Vec<SignalRequest>,
+}
+
+/// A signal a destructive action asked to send.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SignalRequest {
+    /// `raise(sig)`: to the thread the probe fired in.
+    FiringThread(u64),
+    /// `stop()`: to the process the probe fired in.
+    FiringProcess(u64),
 }
 
 /// Cumulative drop and error counters (§12.9); the consumer reports differences.
@@ -331,6 +353,12 @@ fn check_statement(
     aggregations: &HashMap<u32, (AggregationRule, usize)>,
 ) -> Result<(), EngineError> {
     for (action_index, action) in statement.actions.iter().enumerate() {
+        if let Some(what) = action.kind.unsupported_on_linux() {
+            return Err(EngineError::UnsupportedAction {
+                statement: statement_index,
+                what,
+            });
+        }
         let slot_error = EngineError::SlotOutOfRange {
             statement: statement_index,
             action: action_index,
@@ -776,6 +804,23 @@ impl Runtime {
                 {
                     speculations.discard(index);
                 }
+            }
+            ActionKind::Raise => {
+                if first_value > LAST_SIGNAL_NUMBER {
+                    return Err(DifFault::outside_code(RuntimeFault::illegal_operation(
+                        first_value,
+                    )));
+                }
+                if first_value != 0 {
+                    outcome
+                        .signals
+                        .push(SignalRequest::FiringThread(first_value));
+                }
+            }
+            ActionKind::Stop => {
+                outcome
+                    .signals
+                    .push(SignalRequest::FiringProcess(STOP_SIGNAL_NUMBER));
             }
             _ => {}
         }

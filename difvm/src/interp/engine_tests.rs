@@ -3,7 +3,7 @@
 //! drops and program checks).
 
 use super::context::SimpleFiringContext;
-use super::engine::{Engine, EngineError, EngineOptions};
+use super::engine::{Engine, EngineError, EngineOptions, SignalRequest};
 use crate::aggregation::quantize_bucket;
 use crate::difo::{DifType, DifVariable, Difo, VariableKind, VariableScope};
 use crate::isa::{builtin_variable, subroutine, Instruction, Opcode};
@@ -782,6 +782,75 @@ fn a_full_principal_buffer_drops_whole_statements() {
     assert_eq!(engine.drops().principal[&0], 1);
     engine.fire(90, &context());
     assert_eq!(engine.take_buffer(0).len(), 16);
+}
+
+#[test]
+fn raise_and_stop_ask_for_signals_and_a_bad_signal_number_faults() {
+    let raise = |signal: u64| {
+        statement(
+            None,
+            vec![action(
+                ActionKind::Raise,
+                vec![value(constant(signal), None)],
+            )],
+            0,
+        )
+    };
+    let stop = statement(None, vec![action(ActionKind::Stop, vec![])], 0);
+    let mut engine = new_engine(
+        vec![raise(10), raise(0), stop, raise(65)],
+        &[90, 91, 92, 93],
+    );
+    assert_eq!(
+        engine.fire(90, &context()).signals,
+        vec![SignalRequest::FiringThread(10)]
+    );
+    assert!(
+        engine.fire(91, &context()).signals.is_empty(),
+        "signal 0 sends nothing"
+    );
+    assert_eq!(
+        engine.fire(92, &context()).signals,
+        vec![SignalRequest::FiringProcess(19)],
+        "stop() is SIGSTOP to the process"
+    );
+    let outcome = engine.fire(93, &context());
+    assert!(outcome.signals.is_empty());
+    assert_eq!(outcome.faults[0].fault.code, FaultCode::IllegalOperation);
+    assert_eq!(outcome.faults[0].fault.value, 65);
+}
+
+#[test]
+fn actions_linux_cannot_carry_out_are_refused() {
+    for (kind, name) in [
+        (ActionKind::Panic, "panic()"),
+        (ActionKind::Breakpoint, "breakpoint()"),
+        (ActionKind::Chill, "chill()"),
+    ] {
+        let program = CompiledProgram {
+            statements: vec![statement(None, vec![action(kind, vec![])], 0)],
+            ..CompiledProgram::default()
+        };
+        let enabled = vec![EnabledProbe {
+            epid: 1,
+            probe_id: 1,
+            probe: probe("BEGIN"),
+            statement: 0,
+        }];
+        let error = Engine::new(program, enabled, EngineOptions::default())
+            .err()
+            .expect("refused");
+        assert!(
+            matches!(error, EngineError::UnsupportedAction { statement: 0, .. }),
+            "{error:?}"
+        );
+        let message = error.to_string();
+        assert!(
+            message.starts_with(&format!("statement 0: {name} (")),
+            "{message}"
+        );
+        assert!(message.ends_with("is not supported on Linux"), "{message}");
+    }
 }
 
 #[test]

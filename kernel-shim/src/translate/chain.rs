@@ -322,7 +322,13 @@ fn emit_statement(
             ActionKind::Speculate => emitter.speculate()?,
             ActionKind::Commit => emitter.commit()?,
             ActionKind::Discard => emitter.discard()?,
-            _ => {}
+            ActionKind::Raise => emitter.raise_signal(),
+            ActionKind::Stop => emitter.stop_process(),
+            ref kind => {
+                if let Some(reason) = kind.unsupported_on_linux() {
+                    return Err(emitter.unsupported(reason));
+                }
+            }
         }
     }
     let speculates = statement

@@ -36,7 +36,9 @@
 //! `cpuinfo_t` for it to point to), `ppid`, `progenyof()` and `vtimestamp` without task
 //! offsets (see [`TaskStructOffsets::from_running_kernel`]), tuple stacks whose shape
 //! differs between the paths reaching a use, struct-keyed associative arrays, and
-//! speculation with more than 256 (speculation × CPU) buffers.
+//! speculation with more than 256 (speculation × CPU) buffers. `panic()`,
+//! `breakpoint()` and `chill()` are refused too, as by the interpreter: Linux has no way
+//! for a BPF program to carry them out.
 //!
 //! # Known differences from the interpreter
 //!
@@ -79,6 +81,7 @@ mod network;
 pub mod program;
 mod prune;
 mod records;
+mod signals;
 mod speculation;
 mod string_search;
 mod string_subroutines;
