@@ -202,3 +202,114 @@ fn version() {
         (0, "dtrace: Sun D 1.13\n")
     );
 }
+
+/// `freopen(path)` sends all later output (the rest of the record, later records and the
+/// aggregation report at exit) to `path`, appending; `freopen("")` brings it back to
+/// standard output.
+#[test]
+fn freopen_redirects_output_and_an_empty_format_restores_it() {
+    let scratch = common::live::ScratchDirectory::new("freopen_redirects_output");
+    let file = scratch.write("redirected.txt", "already there\n");
+    let directory = file.parent().expect("scratch directory");
+    let outcome = dtrace(&[
+        "-x",
+        "engine=vm",
+        "-w",
+        "-q",
+        "-n",
+        r#"BEGIN { printf("first\n"); freopen("%s/redirected.txt", $$1); printf("to the file\n"); freopen(""); printf("back\n"); }
+           BEGIN { @calls = count(); freopen("%s/redirected.txt", $$1); exit(0); }"#,
+        directory.to_str().expect("utf-8 path"),
+    ]);
+    assert_eq!(
+        (
+            outcome.status,
+            outcome.stdout.as_str(),
+            outcome.stderr.as_str()
+        ),
+        (0, "first\nback\n", "")
+    );
+    assert_eq!(
+        std::fs::read_to_string(&file).expect("read redirected output"),
+        "already there\nto the file\n\n                1\n"
+    );
+}
+
+/// A file `freopen()` cannot open is a library error on the enabled probe; tracing goes
+/// on with the output it had.
+#[test]
+fn freopen_of_an_unopenable_file_is_a_library_error() {
+    check_destructive(
+        r#"BEGIN { freopen("/nonexistent/dir/x"); printf("still here\n"); exit(0); }"#,
+        "still here\n\n",
+        "dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): couldn't freopen() \"/nonexistent/dir/x\": No such file or directory\n",
+    );
+}
+
+/// `ftruncate()` empties the `-o` file (what it held before the run and what the run
+/// wrote before the action) and output goes on at its start.
+#[test]
+fn ftruncate_empties_the_output_file() {
+    let scratch = common::live::ScratchDirectory::new("ftruncate_empties_the_output_file");
+    let file = scratch.write("output.txt", "from an earlier run\n");
+    let outcome = dtrace(&[
+        "-x",
+        "engine=vm",
+        "-w",
+        "-q",
+        "-o",
+        file.to_str().expect("utf-8 path"),
+        "-n",
+        r#"BEGIN { printf("before\n"); } BEGIN { printf("same record "); ftruncate(); printf("after\n"); exit(0); }"#,
+    ]);
+    assert_eq!(
+        (
+            outcome.status,
+            outcome.stdout.as_str(),
+            outcome.stderr.as_str()
+        ),
+        (0, "", "")
+    );
+    assert_eq!(
+        std::fs::read_to_string(&file).expect("read output file"),
+        "after\n\n"
+    );
+}
+
+/// Standard output redirected to a file (not for appending) is truncated too, and the
+/// output after `ftruncate()` starts at the beginning of the file rather than after a
+/// hole; on a pipe `ftruncate()` does nothing.
+#[test]
+fn ftruncate_empties_standard_output_only_when_it_is_a_file() {
+    let program =
+        r#"BEGIN { printf("before\n"); } BEGIN { ftruncate(); printf("after\n"); exit(0); }"#;
+    let scratch = common::live::ScratchDirectory::new("ftruncate_standard_output");
+    let path = scratch.write("stdout.txt", "a much longer line from an earlier run\n");
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_dtrace"))
+        .args(["-x", "engine=vm", "-w", "-q", "-n", program])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::fs::File::create(&path).expect("create stdout file"))
+        .status()
+        .expect("run dtrace");
+    assert_eq!(status.code(), Some(0));
+    assert_eq!(
+        std::fs::read_to_string(&path).expect("read stdout file"),
+        "after\n\n"
+    );
+    check_destructive(program, "before\nafter\n\n", "");
+}
+
+/// Runs a quiet destructive one-liner (`-w`) on the user-space engine and checks
+/// status 0, stdout and stderr.
+fn check_destructive(program: &str, stdout: &str, stderr: &str) {
+    let outcome = dtrace(&["-x", "engine=vm", "-w", "-q", "-n", program]);
+    assert_eq!(
+        (
+            outcome.status,
+            outcome.stdout.as_str(),
+            outcome.stderr.as_str()
+        ),
+        (0, stdout, stderr),
+        "program: {program}"
+    );
+}

@@ -18,9 +18,11 @@ use kernel_shim::runtime::BufferPolicy;
 use crate::catalog::RegistryCatalog;
 use crate::engine::{TracingEngine, VirtualMachineEngine};
 use crate::kernel_engine::{check_tracing_privileges, KernelEngine};
+use crate::messages::describe_io_error;
 use crate::options::{DtraceOption, OptionOrigin, OptionSet};
 use crate::preprocess::{preprocess, PreprocessorSettings};
 use crate::session::{Session, SessionSettings};
+use crate::session_output::{OutputFile, SessionOutput, StandardOutput};
 use crate::signals::install_interrupt_handlers;
 use crate::symbolize::{SystemSymbolOptions, SystemSymbols};
 use crate::target_process::{TargetExitReporter, TargetProcesses};
@@ -228,15 +230,6 @@ fn read_programs(
             )),
         })
         .collect()
-}
-
-/// The strerror text of an I/O error, without Rust's ` (os error N)` suffix.
-fn describe_io_error(error: &std::io::Error) -> String {
-    let text = error.to_string();
-    match text.find(" (os error") {
-        Some(position) => text[..position].to_string(),
-        None => text,
-    }
 }
 
 /// Compile options from the options in effect and the operands.
@@ -622,13 +615,9 @@ fn run_session(
     engine: &mut dyn TracingEngine,
     targets: &mut TargetProcesses,
 ) -> i32 {
-    let mut output: Box<dyn Write> = match &invocation.output_file {
-        Some(path) => match std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-        {
-            Ok(file) => Box::new(std::io::BufWriter::new(file)),
+    let mut output: Box<dyn SessionOutput> = match &invocation.output_file {
+        Some(path) => match OutputFile::open_for_appending(path) {
+            Ok(file) => Box::new(file),
             Err(error) => {
                 complain(&format!(
                     "failed to open output file '{path}': {}",
@@ -637,7 +626,7 @@ fn run_session(
                 return EXIT_FATAL;
             }
         },
-        None => Box::new(std::io::stdout()),
+        None => Box::new(StandardOutput::new()),
     };
     let settings = SessionSettings::from_options(options, targets.target_pid().map(u64::from));
     install_interrupt_handlers();

@@ -11,6 +11,7 @@ pub mod printf;
 pub mod probe_listing;
 pub mod record;
 pub mod session;
+pub mod session_output;
 pub mod signals;
 pub mod symbolize;
 pub mod target_process;

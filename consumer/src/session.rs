@@ -1,27 +1,32 @@
 //! The tracing session: drives an engine from BEGIN to END, consumes its buffers in
 //! record order, prints per-firing output, applies the consumer-side actions (printa,
-//! clear, trunc, normalize, setopt, exit, …), reports drops and runtime errors, and prints
-//! the aggregations at the end (D-REFERENCE.md §12.4–§12.6, §8.3).
+//! clear, trunc, normalize, setopt, freopen, ftruncate, system, exit, …), reports drops
+//! and runtime errors, and prints the aggregations at the end (D-REFERENCE.md
+//! §12.4–§12.6, §8.3).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use difvm::aggregation::AggregationRule;
 use difvm::interp::engine::{AggregationEntry, DropCounters};
-use difvm::object::{ActionKind, CompiledProgram, EnabledProbe, StatementRole};
+use difvm::object::{
+    ActionKind, CompiledProgram, EnabledProbe, StatementRole, FREOPEN_RESTORE_TOKEN,
+};
 
 use crate::aggregation_output::{
     AggregationDisplayOptions, AggregationLayoutOptions, AggregationPrinter,
     AggregationSortOptions, AggregationTable, AggregationView, PerCpuValues,
 };
 use crate::engine::TracingEngine;
-use crate::messages::{drop_message, library_error_message, DropKind, RuntimeFault};
+use crate::messages::{
+    describe_io_error, drop_message, library_error_message, DropKind, RuntimeFault,
+};
 use crate::options::{DtraceOption, OptionOrigin, OptionSet};
 use crate::printf::symbols::SymbolResolver;
 use crate::printf::PrintfContext;
 use crate::record::{decode_record, EnabledProbeIndex, RecordValue};
+use crate::session_output::{OutputFile, SessionOutput};
 use crate::signals::interrupt_count;
 use crate::symbolize::{SystemSymbolOptions, SystemSymbols};
 use crate::trace_output::{RecordContext, TraceOutputOptions, TraceRenderer};
@@ -122,7 +127,12 @@ pub struct Session<'o> {
     /// The options in effect, which `setopt()` changes while tracing.
     options: OptionSet,
     printed_aggregations: BTreeSet<u32>,
-    output: &'o mut dyn Write,
+    /// The output the session was made with (standard output or the `-o` file in
+    /// dtrace(1)), which `freopen("")` restores.
+    output: &'o mut dyn SessionOutput,
+    /// The file the last `freopen()` opened, which takes all output until the next
+    /// `freopen()`.
+    reopened_output: Option<OutputFile>,
     exit_status: Option<i64>,
     reported_drops: DropCounters,
     /// Turns the records' addresses into symbols (shared with the printers).
@@ -136,7 +146,7 @@ impl<'o> Session<'o> {
         program: CompiledProgram,
         enabled_probes: Vec<EnabledProbe>,
         settings: SessionSettings,
-        output: &'o mut dyn Write,
+        output: &'o mut dyn SessionOutput,
     ) -> Session<'o> {
         let symbols = SystemSymbols::new(SystemSymbolOptions::new(settings.target_pid));
         Session::with_symbol_resolver(program, enabled_probes, settings, output, Rc::new(symbols))
@@ -148,7 +158,7 @@ impl<'o> Session<'o> {
         program: CompiledProgram,
         enabled_probes: Vec<EnabledProbe>,
         settings: SessionSettings,
-        output: &'o mut dyn Write,
+        output: &'o mut dyn SessionOutput,
         symbols: Rc<dyn SymbolResolver + 'o>,
     ) -> Session<'o> {
         let renderer = TraceRenderer::new(settings.trace);
@@ -179,6 +189,7 @@ impl<'o> Session<'o> {
             options: OptionSet::new(),
             printed_aggregations: BTreeSet::new(),
             output,
+            reopened_output: None,
             exit_status: None,
             reported_drops: DropCounters::default(),
             symbols,
@@ -228,7 +239,7 @@ impl<'o> Session<'o> {
         match options.set(name, value, OptionOrigin::Setopt) {
             Ok(()) => self.follow_options(options),
             Err(failure) => {
-                let _ = self.output.flush();
+                let _ = self.current_output().flush();
                 eprintln!(
                     "dtrace: {}",
                     library_error_message(
@@ -303,7 +314,7 @@ impl<'o> Session<'o> {
             self.absorb_aggregations(engine.drain_aggregations());
             self.print_unprinted_aggregations()?;
         }
-        self.output
+        self.current_output()
             .flush()
             .map_err(|error| format!("failed to write output: {error}"))?;
         Ok(SessionOutcome {
@@ -312,9 +323,50 @@ impl<'o> Session<'o> {
     }
 
     fn write(&mut self, text: &str) -> Result<(), String> {
-        self.output
+        self.current_output()
             .write_all(text.as_bytes())
             .map_err(|error| format!("failed to write output: {error}"))
+    }
+
+    /// Where output goes now: the file of the last `freopen()`, or the original output.
+    fn current_output(&mut self) -> &mut dyn SessionOutput {
+        match &mut self.reopened_output {
+            Some(file) => file,
+            None => &mut *self.output,
+        }
+    }
+
+    /// `freopen(path)`, processed in buffer order: later output goes to `path`, opened
+    /// for appending, or back to the original output for the restore sentinel of
+    /// `freopen("")`. The file is opened before the current output is given up, so a
+    /// file that cannot be opened is reported as a library error on the enabled probe
+    /// that recorded the action (as `dt_freopen()` does) and tracing goes on writing
+    /// where it was.
+    fn reopen_output(&mut self, record: &RecordContext<'_>, path: &str) -> Result<(), String> {
+        let reopened = if path == FREOPEN_RESTORE_TOKEN {
+            None
+        } else {
+            match OutputFile::open_for_appending(path) {
+                Ok(file) => Some(file),
+                Err(error) => {
+                    let _ = self.current_output().flush();
+                    let message = format!(
+                        "couldn't freopen() \"{path}\": {}",
+                        describe_io_error(&error)
+                    );
+                    eprintln!(
+                        "dtrace: {}",
+                        library_error_message(record.epid, record.probe_id, record.probe, &message)
+                    );
+                    return Ok(());
+                }
+            }
+        };
+        self.current_output()
+            .flush()
+            .map_err(|error| format!("failed to write output: {error}"))?;
+        self.reopened_output = reopened;
+        Ok(())
     }
 
     /// Merges drained per-CPU aggregation data into the consumer's tables. Keys a table
@@ -499,7 +551,7 @@ impl<'o> Session<'o> {
                 .map(|(enabled, _)| (enabled.probe_id, enabled.probe.clone()))
         });
         if let Some(fault) = fault {
-            let _ = self.output.flush();
+            let _ = self.current_output().flush();
             eprintln!("dtrace: {}", fault.message());
         }
     }
@@ -559,12 +611,35 @@ impl<'o> Session<'o> {
                 {
                     self.write(text)?;
                     text.clear();
-                    let _ = self.output.flush();
+                    let _ = self.current_output().flush();
                     let _ = std::process::Command::new("/bin/sh")
                         .arg("-c")
                         .arg(&command)
                         .status();
                 }
+            }
+            ActionKind::Freopen { .. } => {
+                if let Some(path) = self
+                    .renderer
+                    .format_action_string(action, values, &context)
+                    .map_err(|e| e.to_string())?
+                {
+                    // What the record printed before the freopen() belongs to the
+                    // destination it was printed for.
+                    self.write(text)?;
+                    text.clear();
+                    self.reopen_output(record, &path)?;
+                }
+            }
+            ActionKind::Ftruncate => {
+                // The record's text so far is written first, so that the truncation
+                // removes everything printed before the action, as dtrace(1) flushes
+                // its output before truncating it.
+                self.write(text)?;
+                text.clear();
+                // ftruncate(2) failing (on a terminal or pipe, or for any other
+                // reason) is ignored by dtrace(1), and so it is here.
+                let _ = self.current_output().truncate_output();
             }
             _ => {
                 self.renderer
@@ -723,7 +798,7 @@ impl<'o> Session<'o> {
             }
         }
         if !messages.is_empty() {
-            let _ = self.output.flush();
+            let _ = self.current_output().flush();
             for message in messages {
                 eprintln!("dtrace: {message}");
             }

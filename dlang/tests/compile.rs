@@ -613,3 +613,33 @@ fn printa_takes_several_aggregations_with_or_without_a_format() {
         ]
     );
 }
+
+#[test]
+fn freopen_with_an_empty_format_restores_the_original_output() {
+    // `freopen("")` is not an empty format to refuse but the request to restore the
+    // original output: it compiles to the restore sentinel, records nothing, and the
+    // program stays destructive and listable.
+    let program = compiled("BEGIN { freopen(\"\"); freopen(\"/tmp/%s\", \"x\"); ftruncate(); }");
+    let kinds: Vec<ActionKind> = program.statements[0]
+        .actions
+        .iter()
+        .map(|action| action.kind.clone())
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            ActionKind::Freopen {
+                format: difvm::object::FREOPEN_RESTORE_TOKEN.to_string()
+            },
+            ActionKind::Freopen {
+                format: "/tmp/%s".to_string()
+            },
+            ActionKind::Ftruncate,
+        ]
+    );
+    assert!(program.statements[0].actions[0].values.is_empty());
+    assert_eq!(program.statements[0].actions[1].values.len(), 1);
+    assert!(dlang::compile::is_destructive(&program));
+    let listing = dlang::compile::dif_listing(&program);
+    assert!(listing.contains("DIFO 0x0 returns"), "{listing}");
+}

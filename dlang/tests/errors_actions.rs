@@ -240,6 +240,23 @@ fn printf_and_printa() {
         "printf( ) format string is empty",
     );
     check(
+        "system(\"\");",
+        "D_PRINTF_FMT_EMPTY",
+        "system( ) format string is empty",
+    );
+    // freopen("") restores the output; the sentinel it compiles to may not be written
+    // by hand, and the empty format takes no arguments.
+    check(
+        "freopen(\"<restore>\");",
+        "D_FREOPEN_INVALID",
+        "freopen( ) argument #1 cannot be \"<restore>\"",
+    );
+    check(
+        "freopen(\"\", 1);",
+        "D_PRINTF_ARG_EXTRA",
+        "freopen( ) prototype mismatch: only 1 arguments required by this format string",
+    );
+    check(
         "printf(\"%s\", 1);",
         "D_PRINTF_ARG_TYPE",
         "printf( ) argument #2 is incompatible with conversion #1 prototype:\n\tconversion: %s\n\t prototype: char [] or string (or use stringof)\n\t  argument: int",

@@ -2,6 +2,8 @@
 //! must be a string constant, and each conversion must find an argument (or key) of a
 //! type it accepts.
 
+use difvm::object::FREOPEN_RESTORE_TOKEN;
+
 use super::ir::{FormattedKind, RecordedValue, TypedAction};
 use super::{error, Analyzer, SemaResult};
 use crate::ast::{Expr, ExprKind};
@@ -33,7 +35,11 @@ impl Analyzer<'_> {
                 format!("{name}( ) prototype mismatch: 0 args passed, at least 1 expected"),
             ));
         };
-        let (format_text, format) = self.format_constant(name, format_argument)?;
+        let (format_text, format) = if kind == FormattedKind::Freopen {
+            self.freopen_format(format_argument, span)?
+        } else {
+            self.format_constant(name, format_argument)?
+        };
         let mut values = Vec::new();
         for argument in &arguments[1..] {
             if super::operators::is_aggregation_expression(argument) {
@@ -179,12 +185,50 @@ impl Analyzer<'_> {
         })
     }
 
-    /// The format argument: a string constant that parses.
+    /// The format argument: a string constant that parses and is not empty.
     fn format_constant(
         &mut self,
         name: &str,
         argument: &Expr,
     ) -> SemaResult<(String, FormatString)> {
+        let (text, parsed) = self.format_text(name, argument)?;
+        if parsed.is_empty() {
+            return Err(error(
+                ErrorTag::D_PRINTF_FMT_EMPTY,
+                &argument.span,
+                format!("{name}( ) format string is empty"),
+            ));
+        }
+        Ok((text, parsed))
+    }
+
+    /// The format argument of `freopen()`. An empty format means "restore the original
+    /// output", so instead of being refused it becomes the restore sentinel, as dt_cc.c
+    /// does; the sentinel itself is refused, since it would otherwise restore the output
+    /// rather than open a file of that name.
+    fn freopen_format(
+        &mut self,
+        argument: &Expr,
+        span: &Span,
+    ) -> SemaResult<(String, FormatString)> {
+        let (text, parsed) = self.format_text("freopen", argument)?;
+        if text == FREOPEN_RESTORE_TOKEN {
+            return Err(error(
+                ErrorTag::D_FREOPEN_INVALID,
+                span,
+                format!("freopen( ) argument #1 cannot be \"{FREOPEN_RESTORE_TOKEN}\""),
+            ));
+        }
+        if parsed.is_empty() {
+            // The sentinel has no conversions, so the arguments are checked against the
+            // empty format just the same (extra arguments are refused).
+            return Ok((FREOPEN_RESTORE_TOKEN.to_string(), parsed));
+        }
+        Ok((text, parsed))
+    }
+
+    /// The format argument as written: a string constant that parses (possibly empty).
+    fn format_text(&mut self, name: &str, argument: &Expr) -> SemaResult<(String, FormatString)> {
         let ExprKind::String(bytes) = &argument.kind else {
             let value = self.operand(argument)?;
             return Err(error(
@@ -200,13 +244,6 @@ impl Analyzer<'_> {
         let text = String::from_utf8_lossy(&bytes[..end]).into_owned();
         let parsed = FormatString::parse(&text)
             .map_err(|failure| failure.to_diagnostic(argument.span.clone()))?;
-        if parsed.is_empty() {
-            return Err(error(
-                ErrorTag::D_PRINTF_FMT_EMPTY,
-                &argument.span,
-                format!("{name}( ) format string is empty"),
-            ));
-        }
         Ok((text, parsed))
     }
 
