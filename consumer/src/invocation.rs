@@ -270,6 +270,7 @@ fn compile_options(
     compile.zero_matches_allowed =
         options.boolean(DtraceOption::Zdefs) || invocation.mode == Mode::List;
     compile.empty_programs_allowed = options.boolean(DtraceOption::Empty);
+    compile.system_library = !options.boolean(DtraceOption::NoLibs);
     if let Some(frames) = options.integer(DtraceOption::StackFrames) {
         compile.stack_frames = frames.min(u32::MAX as u64) as u32;
     }

@@ -643,3 +643,57 @@ fn freopen_with_an_empty_format_restores_the_original_output() {
     let listing = dlang::compile::dif_listing(&program);
     assert!(listing.contains("DIFO 0x0 returns"), "{listing}");
 }
+
+/// The `inline int NAME = VALUE;` lines of a system library file.
+fn library_inlines(file: &str) -> Vec<(String, u64)> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("src/library")
+        .join(file);
+    let text = std::fs::read_to_string(&path).expect("library file");
+    text.lines()
+        .filter_map(|line| line.strip_prefix("inline int "))
+        .map(|rest| {
+            let (name, value) = rest
+                .trim_end_matches(';')
+                .split_once(" = ")
+                .expect("NAME = VALUE");
+            (name.to_string(), value.parse().expect("a number"))
+        })
+        .collect()
+}
+
+#[test]
+fn every_system_library_inline_is_a_constant_of_its_value() {
+    for file in ["errno.d", "signal.d"] {
+        let inlines = library_inlines(file);
+        assert!(inlines.len() > 30, "{file} holds {} inlines", inlines.len());
+        for (name, value) in inlines {
+            // The inline and the number compile to the same DIFO exactly when the inline
+            // is that number.
+            let program = compiled(&format!("BEGIN {{ trace({name}); trace({value}); }}"));
+            let difos: Vec<_> = program.statements[0]
+                .actions
+                .iter()
+                .map(|action| action.values[0].difo.clone().expect("a value"))
+                .collect();
+            assert_eq!(difos[0], difos[1], "{file}: {name} is not {value}");
+        }
+    }
+}
+
+#[test]
+fn nolibs_leaves_the_system_library_out_and_programs_may_reuse_its_names() {
+    let without = CompileOptions {
+        system_library: false,
+        ..options()
+    };
+    let error = compile_with("BEGIN { trace(ENOENT); }", &without).expect_err("unknown");
+    assert_eq!(
+        error.diagnostic.message,
+        "failed to resolve ENOENT: Unknown variable name"
+    );
+    // A program's own names win over the library's.
+    let program = compiled("inline int ENOENT = 7; BEGIN { trace(ENOENT); trace(7); }");
+    let actions = &program.statements[0].actions;
+    assert_eq!(actions[0].values[0].difo, actions[1].values[0].difo);
+}

@@ -110,6 +110,9 @@ pub struct CompileOptions {
     pub default_error_handler: bool,
     /// `-xpspec`: every word in probe-description position is a probe description.
     pub probe_descriptions_only: bool,
+    /// Resolve the names of the system library's inlines (errno and signal names);
+    /// `-x nolibs` turns this off.
+    pub system_library: bool,
 }
 
 impl Default for CompileOptions {
@@ -130,6 +133,7 @@ impl Default for CompileOptions {
             user_process_attached: false,
             default_error_handler: true,
             probe_descriptions_only: false,
+            system_library: true,
         }
     }
 }

@@ -161,6 +161,9 @@ impl Analyzer<'_> {
                 ),
             ));
         }
+        if self.declare_library_inline(name)? {
+            return self.identifier(name, span);
+        }
         if let Some(needs) = kernel_inline_requirement(name) {
             return Err(error(
                 ErrorTag::D_IDENT_UNDEF,
