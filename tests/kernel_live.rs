@@ -309,3 +309,22 @@ fn per_cpu_sequence_numbers_have_no_duplicates_and_no_uncounted_gaps() {
     );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+#[test]
+fn fbt_on_a_kernel_without_kprobes_says_what_is_missing() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    if std::path::Path::new("/sys/bus/event_source/devices/kprobe").exists() {
+        println!("skipping: this kernel has kprobes, so fbt probes attach");
+        return;
+    }
+    let outcome = DTRACE.run(&["-q", "-n", "fbt::vfs_read:entry { @ = count(); }"]);
+    assert_eq!(outcome.status, Some(1), "stderr: {}", outcome.stderr);
+    assert_eq!(
+        outcome.stderr.trim_end(),
+        "dtrace: could not enable tracing: enabling fbt:vmlinux:vfs_read:entry: finding the \
+         kprobe PMU: this kernel has no kprobes (it is built without CONFIG_KPROBES), which \
+         fbt probes need"
+    );
+}

@@ -171,9 +171,8 @@ pub fn library_error_message(
 /// The strerror text of an I/O error, without Rust's ` (os error N)` suffix, as
 /// dtrace(1) prints it in its messages (e.g. `No such file or directory`).
 pub fn describe_io_error(error: &std::io::Error) -> String {
-    let text = error.to_string();
-    match text.find(" (os error") {
-        Some(position) => text[..position].to_string(),
-        None => text,
+    match error.raw_os_error() {
+        Some(errno) => kernel_shim::sys::errno_description(errno),
+        None => error.to_string(),
     }
 }

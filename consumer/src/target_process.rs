@@ -31,6 +31,8 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use kernel_shim::sys::errno_description;
+
 use crate::session::TargetWatch;
 
 /// The search path `execvp` uses when `PATH` is unset (glibc's default).
@@ -185,15 +187,6 @@ pub fn parse_pid(text: &str) -> Result<i64, TargetProcessError> {
         return Err(invalid());
     }
     trimmed.parse::<i64>().map_err(|_| invalid())
-}
-
-/// The strerror text of an errno value, without Rust's ` (os error N)` suffix.
-fn describe_errno(errno: i32) -> String {
-    let text = std::io::Error::from_raw_os_error(errno).to_string();
-    match text.find(" (os error") {
-        Some(position) => text[..position].to_string(),
-        None => text,
-    }
 }
 
 /// The calling thread's `errno` (read directly, so it is also safe in a forked child).
@@ -504,7 +497,7 @@ impl TargetProcesses {
             TargetProcessError::new(format!(
                 "failed to execute {}: {}",
                 program_name,
-                describe_errno(errno)
+                errno_description(errno)
             ))
         };
         let search_path = std::env::var_os("PATH");
@@ -568,7 +561,7 @@ impl TargetProcesses {
             TargetProcessError::new(format!(
                 "failed to grab pid {}: {}",
                 value,
-                describe_errno(libc::ESRCH)
+                errno_description(libc::ESRCH)
             ))
         };
         let pid = match libc::pid_t::try_from(value) {
@@ -646,7 +639,7 @@ impl TargetProcesses {
                 let message = format!(
                     "failed to execute {}: {}",
                     program_name,
-                    describe_errno(errno)
+                    errno_description(errno)
                 );
                 target.mark_exited();
                 first_failure.get_or_insert(TargetProcessError::new(message));

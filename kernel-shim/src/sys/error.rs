@@ -67,12 +67,21 @@ impl SysError {
     }
 }
 
+/// The C library's words for `errno` (strerror(3)), without the ` (os error N)` that
+/// Rust's `io::Error` adds: the words dtrace(1) prints, e.g. `No such file or directory`.
+pub fn errno_description(errno: i32) -> String {
+    let text = std::io::Error::from_raw_os_error(errno).to_string();
+    match text.find(" (os error") {
+        Some(position) => text[..position].to_string(),
+        None => text,
+    }
+}
+
 impl fmt::Display for SysError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SysError::Os { attempted, errno } => {
-                let description = std::io::Error::from_raw_os_error(*errno);
-                write!(f, "{attempted}: {description}")
+                write!(f, "{attempted}: {}", errno_description(*errno))
             }
             SysError::Invalid { attempted, reason } => write!(f, "{attempted}: {reason}"),
         }
@@ -93,7 +102,7 @@ mod tests {
         };
         assert_eq!(
             error.to_string(),
-            "bpf(BPF_MAP_CREATE) of array map \"x\": Operation not permitted (os error 1)"
+            "bpf(BPF_MAP_CREATE) of array map \"x\": Operation not permitted"
         );
         assert!(error.is_permission_denied());
         let refused = SysError::invalid("map lookup", "key is 3 bytes, the map's keys are 4");

@@ -20,7 +20,7 @@ pub use abi::{
     BPF_F_WRONLY_PROG, BPF_LOG_LEVEL1, BPF_LOG_LEVEL2, BPF_LOG_STATS, BPF_NOEXIST,
 };
 pub use cpus::{online_cpus, parse_cpu_list, possible_cpu_count, possible_cpus};
-pub use error::SysError;
+pub use error::{errno_description, SysError};
 pub use link::{bpf_link_create, bpf_link_create_perf_event, bpf_raw_tracepoint_open, LinkFd};
 pub use map::{
     bpf_map_create, per_cpu_value_stride, MapDefinition, MapElement, MapFd, MapInfo, MapType,

@@ -69,9 +69,17 @@ pub fn uprobe_pmu_type() -> Result<u32, SysError> {
     read_pmu_type(UPROBE_PMU_TYPE_PATH)
 }
 
-/// The PMU type number of kprobes; absent where the kernel lacks `CONFIG_KPROBES`.
+/// The PMU type number of kprobes; absent where the kernel lacks `CONFIG_KPROBES`, which
+/// is said in words a user of fbt understands.
 pub fn kprobe_pmu_type() -> Result<u32, SysError> {
-    read_pmu_type(KPROBE_PMU_TYPE_PATH)
+    read_pmu_type(KPROBE_PMU_TYPE_PATH).map_err(|error| match error.errno() {
+        Some(libc::ENOENT) => SysError::invalid(
+            "finding the kprobe PMU",
+            "this kernel has no kprobes (it is built without CONFIG_KPROBES), \
+             which fbt probes need",
+        ),
+        _ => error,
+    })
 }
 
 fn read_pmu_type(path: &str) -> Result<u32, SysError> {
