@@ -151,16 +151,27 @@ fn profile_samples_every_cpu_and_tick_one() {
         };
         let attachment = attach(&program, &target, 0).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(attachment.attachment_count(), expected_attachments);
+        let expected = match cpus {
+            ClockCpus::Every => watched.clone(),
+            ClockCpus::One => vec![online[0]],
+        };
+        let sampled_cpus = || -> Vec<u32> {
+            watched
+                .iter()
+                .copied()
+                .filter(|cpu| counter(&counters, *cpu as usize) > 0)
+                .collect()
+        };
+        // Spin until every expected CPU has taken a sample: 150 ms is plenty on an idle
+        // machine, but a busy host may not run one of this VM's CPUs for a while.
         let start = Instant::now();
-        while start.elapsed() < Duration::from_millis(150) {
+        while start.elapsed() < Duration::from_millis(150)
+            || (sampled_cpus() != expected && start.elapsed() < Duration::from_secs(5))
+        {
             std::hint::black_box(start.elapsed());
         }
         drop(attachment);
-        let sampled: Vec<u32> = watched
-            .iter()
-            .copied()
-            .filter(|cpu| counter(&counters, *cpu as usize) > 0)
-            .collect();
+        let sampled = sampled_cpus();
         match cpus {
             ClockCpus::Every => assert_eq!(sampled, watched, "profile"),
             ClockCpus::One => assert_eq!(sampled, vec![online[0]], "tick"),
