@@ -1,0 +1,376 @@
+//! Guest-kernel tests: what the host kernel does not allow runs in a Debian kernel booted
+//! under qemu's software emulation (LINUX-FACTS.md). fbt needs kprobes, which this host's
+//! kernel lacks, so its probes are enabled there: the dtrace under test, a static busybox
+//! and the C libraries dtrace links go into an initramfs whose `/init` runs each dtrace
+//! command between markers on the serial console and powers the guest off.
+//!
+//! `.ci/install-guest-kernel` installs qemu, busybox-static and the kernel (unpacked under
+//! `target/guest-kernel`); `DTRACE_GUEST_KERNEL` may name another kernel image. Without
+//! them, or without root (the guest's dtrace needs none, but installing does), the test
+//! prints `skipping: <reason>` and passes.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The whole guest run (boot, every command, power-off) may take this long under
+/// software emulation before the test kills qemu and fails.
+const GUEST_DEADLINE: Duration = Duration::from_secs(300);
+
+/// Marks the start and the end (with the exit status) of each command's output.
+const MARKER: &str = "@@dtrace-guest@@";
+
+/// What the guest boots with.
+struct GuestMachine {
+    qemu: PathBuf,
+    kernel: PathBuf,
+    busybox: PathBuf,
+}
+
+/// The guest's requirements, or why the test cannot run here.
+fn guest_machine() -> Result<GuestMachine, String> {
+    let qemu = find_in_path("qemu-system-x86_64")
+        .ok_or("no qemu-system-x86_64 (run .ci/install-guest-kernel)")?;
+    let busybox = ["/bin/busybox", "/usr/bin/busybox"]
+        .into_iter()
+        .map(PathBuf::from)
+        .find(|path| path.exists())
+        .ok_or("no busybox (run .ci/install-guest-kernel)")?;
+    let busybox_elf = std::fs::read(&busybox).map_err(|error| format!("{error}"))?;
+    if has_program_interpreter(&busybox_elf) {
+        return Err(format!(
+            "{} is dynamically linked; the guest needs busybox-static",
+            busybox.display()
+        ));
+    }
+    let kernel = match std::env::var_os("DTRACE_GUEST_KERNEL") {
+        Some(path) => PathBuf::from(path),
+        None => {
+            let boot = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/guest-kernel/boot");
+            std::fs::read_dir(&boot)
+                .ok()
+                .and_then(|entries| {
+                    entries
+                        .filter_map(Result::ok)
+                        .map(|entry| entry.path())
+                        .find(|path| {
+                            path.file_name()
+                                .and_then(|name| name.to_str())
+                                .is_some_and(|name| name.starts_with("vmlinuz-"))
+                        })
+                })
+                .ok_or("no guest kernel under target/guest-kernel (run .ci/install-guest-kernel)")?
+        }
+    };
+    Ok(GuestMachine {
+        qemu,
+        kernel,
+        busybox,
+    })
+}
+
+fn find_in_path(program: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|directory| directory.join(program))
+            .find(|path| path.is_file())
+    })
+}
+
+/// Whether a 64-bit little-endian ELF file has a `PT_INTERP` program header (is
+/// dynamically linked).
+fn has_program_interpreter(elf: &[u8]) -> bool {
+    const PT_INTERP: u32 = 3;
+    let read = |offset: usize, size: usize| -> Option<u64> {
+        let bytes = elf.get(offset..offset + size)?;
+        Some(
+            bytes
+                .iter()
+                .rev()
+                .fold(0u64, |value, byte| (value << 8) | u64::from(*byte)),
+        )
+    };
+    let (Some(table), Some(entry_size), Some(count)) =
+        (read(0x20, 8), read(0x36, 2), read(0x38, 2))
+    else {
+        return false;
+    };
+    (0..count)
+        .any(|index| read((table + index * entry_size) as usize, 4) == Some(u64::from(PT_INTERP)))
+}
+
+/// The shared objects `binary` loads (the dynamic loader included), as `ldd` lists them.
+fn shared_libraries(binary: &Path) -> Vec<PathBuf> {
+    let output = Command::new("ldd")
+        .arg(binary)
+        .output()
+        .expect("run ldd on dtrace");
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| {
+            let path = match line.split_once("=>") {
+                Some((_, resolved)) => resolved.split_whitespace().next()?,
+                None => line.split_whitespace().next()?,
+            };
+            path.starts_with('/').then(|| PathBuf::from(path))
+        })
+        .collect()
+}
+
+/// An initramfs in the `newc` cpio format, which the kernel unpacks uncompressed.
+#[derive(Default)]
+struct Initramfs {
+    archive: Vec<u8>,
+    inode: u32,
+    directories: std::collections::BTreeSet<String>,
+}
+
+impl Initramfs {
+    fn entry(&mut self, name: &str, mode: u32, data: &[u8]) {
+        self.inode += 1;
+        let name_size = name.len() + 1;
+        let header = format!(
+            "070701{:08x}{:08x}{:08x}{:08x}{:08x}{:08x}{:08x}{:08x}{:08x}{:08x}{:08x}{:08x}{:08x}",
+            self.inode,
+            mode,
+            0,
+            0,
+            1,
+            0,
+            data.len(),
+            0,
+            0,
+            0,
+            0,
+            name_size,
+            0
+        );
+        self.archive.extend_from_slice(header.as_bytes());
+        self.archive.extend_from_slice(name.as_bytes());
+        self.archive.push(0);
+        self.pad();
+        self.archive.extend_from_slice(data);
+        self.pad();
+    }
+
+    fn pad(&mut self) {
+        while self.archive.len() % 4 != 0 {
+            self.archive.push(0);
+        }
+    }
+
+    /// Adds `path`'s parent directories that are not in the archive yet.
+    fn parents(&mut self, path: &str) {
+        let mut prefix = String::new();
+        let components: Vec<&str> = path.split('/').filter(|part| !part.is_empty()).collect();
+        for component in &components[..components.len().saturating_sub(1)] {
+            if !prefix.is_empty() {
+                prefix.push('/');
+            }
+            prefix.push_str(component);
+            if self.directories.insert(prefix.clone()) {
+                let name = prefix.clone();
+                self.entry(&name, 0o040755, &[]);
+            }
+        }
+    }
+
+    fn directory(&mut self, path: &str) {
+        self.parents(&format!("{path}/x"));
+    }
+
+    fn file(&mut self, path: &str, data: &[u8]) {
+        self.parents(path);
+        self.entry(path.trim_start_matches('/'), 0o100755, data);
+    }
+
+    fn finish(mut self) -> Vec<u8> {
+        self.entry("TRAILER!!!", 0, &[]);
+        self.archive
+    }
+}
+
+/// What one command printed in the guest and how it exited.
+#[derive(Debug)]
+struct GuestCommand {
+    output: String,
+    status: Option<i32>,
+}
+
+/// Boots the guest once, runs each shell command line in it and returns what each did.
+fn run_in_guest(machine: &GuestMachine, commands: &[&str]) -> Vec<GuestCommand> {
+    let dtrace = Path::new(env!("CARGO_BIN_EXE_dtrace"));
+    let mut initramfs = Initramfs::default();
+    for directory in ["proc", "sys", "dev", "tmp", "bin"] {
+        initramfs.directory(directory);
+    }
+    let mut init = String::from(
+        "#!/bin/busybox sh\n/bin/busybox --install -s /bin\n\
+         mount -t proc proc /proc\nmount -t sysfs sys /sys\nmount -t devtmpfs dev /dev\n",
+    );
+    for (index, command) in commands.iter().enumerate() {
+        init.push_str(&format!(
+            "echo {MARKER} start {index}\n{command} 2>&1\necho {MARKER} end {index} $?\n"
+        ));
+    }
+    init.push_str("poweroff -f\n");
+    initramfs.file("init", init.as_bytes());
+    initramfs.file(
+        "bin/busybox",
+        &std::fs::read(&machine.busybox).expect("read busybox"),
+    );
+    initramfs.file("dtrace", &std::fs::read(dtrace).expect("read dtrace"));
+    for library in shared_libraries(dtrace) {
+        let data = std::fs::read(&library).expect("read a shared library");
+        initramfs.file(&library.to_string_lossy(), &data);
+    }
+    let directory = std::env::temp_dir().join(format!("dtrace-guest-{}", std::process::id()));
+    std::fs::create_dir_all(&directory).expect("create the guest directory");
+    let archive = directory.join("initramfs.cpio");
+    std::fs::write(&archive, initramfs.finish()).expect("write the initramfs");
+
+    let mut qemu = Command::new(&machine.qemu)
+        .args(["-accel", "tcg", "-cpu", "max", "-m", "1024", "-smp", "1"])
+        .args(["-nographic", "-no-reboot", "-kernel"])
+        .arg(&machine.kernel)
+        .arg("-initrd")
+        .arg(&archive)
+        .args(["-append", "console=ttyS0 quiet panic=-1"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start qemu");
+    let mut console_pipe = qemu.stdout.take().expect("piped");
+    let reader = std::thread::spawn(move || {
+        let mut console = Vec::new();
+        let _ = console_pipe.read_to_end(&mut console);
+        console
+    });
+    let start = Instant::now();
+    while qemu.try_wait().expect("wait for qemu").is_none() {
+        if start.elapsed() > GUEST_DEADLINE {
+            let _ = qemu.kill();
+            let _ = qemu.wait();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let console =
+        String::from_utf8_lossy(&reader.join().expect("console reader")).replace('\r', "");
+    let _ = std::fs::remove_dir_all(&directory);
+    (0..commands.len())
+        .map(|index| command_output(&console, index))
+        .collect()
+}
+
+/// The output and status of command `index` on the guest's console.
+fn command_output(console: &str, index: usize) -> GuestCommand {
+    let start = format!("{MARKER} start {index}\n");
+    let end = format!("{MARKER} end {index} ");
+    let Some(begin) = console.find(&start).map(|at| at + start.len()) else {
+        return GuestCommand {
+            output: format!("(command {index} never started; console:\n{console})"),
+            status: None,
+        };
+    };
+    let Some(finish) = console[begin..].find(&end).map(|at| begin + at) else {
+        return GuestCommand {
+            output: console[begin..].to_string(),
+            status: None,
+        };
+    };
+    let status = console[finish + end.len()..]
+        .lines()
+        .next()
+        .and_then(|word| word.trim().parse().ok());
+    GuestCommand {
+        output: console[begin..finish].to_string(),
+        status,
+    }
+}
+
+#[test]
+fn fbt_probes_fire_in_a_guest_kernel_with_kprobes() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        println!("skipping: not running as root");
+        return;
+    }
+    let machine = match guest_machine() {
+        Ok(machine) => machine,
+        Err(reason) => {
+            println!("skipping: {reason}");
+            return;
+        }
+    };
+    // busybox's dd reads with read(2) (its cat uses sendfile(2)); three 10-byte blocks are
+    // three calls of vfs_read().
+    let dd = "'/bin/dd if=/proc/version of=/dev/null bs=10 count=3'";
+    let commands = [
+        "/dtrace -l -n fbt::vfs_read:".to_string(),
+        format!(
+            "/dtrace -q -n 'fbt::vfs_read:entry /pid == $target/ {{ printf(\"entry %d\\n\", arg2); }} \
+             fbt::vfs_read:return /pid == $target/ {{ printf(\"return %d\\n\", arg1); }}' -c {dd}"
+        ),
+        format!(
+            "/dtrace -q -n 'fbt::vfs_read:entry /pid == $target/ {{ @entries = count(); }} \
+             fbt::vfs_read:return /pid == $target/ {{ @returns = count(); }} \
+             END {{ printa(\"entries %@d returns \", @entries); printa(\"%@d\\n\", @returns); }}' -c {dd}"
+        ),
+        format!("/dtrace -q -n 'fbt::vfs_read:entry /pid == $target/ {{ stack(); exit(0); }}' -c {dd}"),
+    ];
+    let command_lines: Vec<&str> = commands.iter().map(String::as_str).collect();
+    let runs = run_in_guest(&machine, &command_lines);
+
+    let listing = &runs[0];
+    assert_eq!(listing.status, Some(0), "{listing:?}");
+    for name in ["entry", "return"] {
+        assert!(
+            listing.output.lines().any(|line| {
+                let words: Vec<&str> = line.split_whitespace().collect();
+                words.get(1..) == Some(&["fbt", "vmlinux", "vfs_read", name][..])
+            }),
+            "no fbt:vmlinux:vfs_read:{name} in {:?}",
+            listing.output
+        );
+    }
+
+    let arguments = &runs[1];
+    assert_eq!(arguments.status, Some(0), "{arguments:?}");
+    let traced: Vec<&str> = arguments
+        .output
+        .lines()
+        .filter(|line| line.starts_with("entry ") || line.starts_with("return "))
+        .collect();
+    assert_eq!(
+        traced,
+        [
+            "entry 10",
+            "return 10",
+            "entry 10",
+            "return 10",
+            "entry 10",
+            "return 10"
+        ],
+        "{arguments:?}"
+    );
+
+    let counts = &runs[2];
+    assert_eq!(counts.status, Some(0), "{counts:?}");
+    assert!(
+        counts
+            .output
+            .lines()
+            .any(|line| line == "entries 3 returns 3"),
+        "{counts:?}"
+    );
+
+    let stack = &runs[3];
+    assert_eq!(stack.status, Some(0), "{stack:?}");
+    assert!(
+        stack.output.contains("vmlinux`ksys_read+"),
+        "no ksys_read frame under vfs_read: {stack:?}"
+    );
+}
