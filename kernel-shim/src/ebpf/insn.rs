@@ -97,7 +97,8 @@ pub enum AluOp {
     Mul,
     /// Unsigned division; division by zero yields 0 in eBPF.
     Div,
-    /// Signed division (`BPF_DIV` with offset 1; kernel 6.6 and later).
+    /// Signed division (`BPF_DIV` with offset 1; kernel 6.6 and later, so the translator
+    /// does not use it: programs must load on older kernels too).
     SDiv,
     Or,
     And,
@@ -105,7 +106,8 @@ pub enum AluOp {
     Rsh,
     /// Unsigned modulo; modulo by zero leaves the destination unchanged in eBPF.
     Mod,
-    /// Signed modulo (`BPF_MOD` with offset 1; kernel 6.6 and later).
+    /// Signed modulo (`BPF_MOD` with offset 1; kernel 6.6 and later, so the translator
+    /// does not use it either).
     SMod,
     Xor,
     Mov,

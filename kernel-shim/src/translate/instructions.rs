@@ -136,13 +136,12 @@ fn translate_instruction(
             emitter.store_dif(rd, Reg::R2);
             emitter.fault(FaultCode::DivideByZero, FaultValue::Constant(0), site);
             emitter.bind(nonzero);
-            let op = match opcode {
-                Opcode::Sdiv => AluOp::SDiv,
-                Opcode::Udiv => AluOp::Div,
-                Opcode::Srem => AluOp::SMod,
-                _ => AluOp::Mod,
-            };
-            emitter.alu_reg(op, Reg::R0, Reg::R1);
+            match opcode {
+                Opcode::Sdiv => signed_division(emitter, SignedDivision::Quotient),
+                Opcode::Srem => signed_division(emitter, SignedDivision::Remainder),
+                Opcode::Udiv => emitter.alu_reg(AluOp::Div, Reg::R0, Reg::R1),
+                _ => emitter.alu_reg(AluOp::Mod, Reg::R0, Reg::R1),
+            }
             emitter.store_dif(rd, Reg::R0);
         }
         Opcode::Not => {
@@ -509,4 +508,51 @@ fn copy_into_scratch(emitter: &mut Emitter<'_>, r1: u8, r2: u8, rd: u8, site: Fa
     );
     emitter.bind(done);
     emitter.emit(Insn::mov64_imm(SAVED_0, 0));
+}
+
+/// Which result of a signed division is wanted.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum SignedDivision {
+    Quotient,
+    Remainder,
+}
+
+/// `r0 = r0 / r1` or `r0 % r1`, signed, truncating toward zero (the remainder takes the
+/// dividend's sign), with `r1` known to be non-zero; clobbers r1 and r2. eBPF's signed
+/// division and modulo only exist from Linux 6.6 on (cpu v4), and a kernel before that
+/// refuses the whole program, so the magnitudes are divided unsigned and the sign put
+/// back. `i64::MIN / -1` gives `i64::MIN` and `i64::MIN % -1` gives 0, the wrapping
+/// results the interpreter gives.
+fn signed_division(emitter: &mut Emitter<'_>, wanted: SignedDivision) {
+    let negate = |emitter: &mut Emitter<'_>, register: Reg| {
+        emitter.alu_imm(AluOp::Xor, register, -1);
+        emitter.alu_imm(AluOp::Add, register, 1);
+    };
+    // r2 says whether the result is negative.
+    emitter.emit(Insn::mov64_imm(Reg::R2, 0));
+    let dividend_positive = emitter.label();
+    emitter
+        .asm
+        .jmp_imm_to(JmpOp::Sge, Reg::R0, 0, dividend_positive);
+    negate(emitter, Reg::R0);
+    emitter.alu_imm(AluOp::Xor, Reg::R2, 1);
+    emitter.bind(dividend_positive);
+    let divisor_positive = emitter.label();
+    emitter
+        .asm
+        .jmp_imm_to(JmpOp::Sge, Reg::R1, 0, divisor_positive);
+    negate(emitter, Reg::R1);
+    if wanted == SignedDivision::Quotient {
+        emitter.alu_imm(AluOp::Xor, Reg::R2, 1);
+    }
+    emitter.bind(divisor_positive);
+    let operation = match wanted {
+        SignedDivision::Quotient => AluOp::Div,
+        SignedDivision::Remainder => AluOp::Mod,
+    };
+    emitter.alu_reg(operation, Reg::R0, Reg::R1);
+    let done = emitter.label();
+    emitter.asm.jmp_imm_to(JmpOp::Eq, Reg::R2, 0, done);
+    negate(emitter, Reg::R0);
+    emitter.bind(done);
 }

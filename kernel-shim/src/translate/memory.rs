@@ -291,12 +291,10 @@ impl Emitter<'_> {
         self.load_constant(Reg::R2, bound as u64);
         self.mov(Reg::R3, address);
         self.bind(read);
-        // Clamp the span to the bounds, then allow for the NUL.
-        let clamped = self.label();
-        self.asm
-            .jmp_imm_to(JmpOp::Le, Reg::R2, bound as i32, clamped);
-        self.load_constant(Reg::R2, bound as u64);
-        self.bind(clamped);
+        // Clamp the span to the bounds, then allow for the NUL. The run-time bound comes
+        // first and the constant last: verifiers before Linux 6.8 or so learn nothing from
+        // comparing two registers, so only a final comparison with a constant bounds the
+        // size they check.
         if let Some(slot) = runtime_bound {
             let within = self.label();
             self.emit(Insn::ldx_mem(MemSize::DW, Reg::R4, Reg::FP, slot));
@@ -304,6 +302,11 @@ impl Emitter<'_> {
             self.emit(Insn::mov64_reg(Reg::R2, Reg::R4));
             self.bind(within);
         }
+        let clamped = self.label();
+        self.asm
+            .jmp_imm_to(JmpOp::Le, Reg::R2, bound as i32, clamped);
+        self.load_constant(Reg::R2, bound as u64);
+        self.bind(clamped);
         self.emit(Insn::add64_imm(Reg::R2, 1));
         match destination {
             StringDestination::State(offset) => self.state_pointer(Reg::R1, offset),

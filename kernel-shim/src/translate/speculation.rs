@@ -57,7 +57,9 @@ impl Emitter<'_> {
     /// nspec, and leaves the id in r1 otherwise.
     fn speculation_id(&mut self, none: crate::ebpf::Label) {
         self.emit(Insn::ldx_mem(MemSize::DW, Reg::R1, Reg::FP, FIRST_VALUE));
-        self.asm.jmp_imm_to(JmpOp::Eq, Reg::R1, 0, none);
+        // `id < 1` rather than `id == 0`: older verifiers (6.1) learn `id >= 1` only from
+        // an ordered comparison, and need it to bound the index computed from the id.
+        self.asm.jmp_imm_to(JmpOp::Lt, Reg::R1, 1, none);
         self.fault_if_imm(
             JmpOp::Gt,
             Reg::R1,

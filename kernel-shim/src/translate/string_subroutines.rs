@@ -272,8 +272,11 @@ impl Emitter<'_> {
             .jmp_imm_to(JmpOp::Ge, Reg::R5, DIGITS_END as i32, skip);
         self.alu_imm(AluOp::Add, Reg::R5, 1);
         self.store_state(count, Reg::R5);
-        self.emit(Insn::neg64(Reg::R5));
-        self.alu_imm(AluOp::Add, Reg::R5, end as i32);
+        // end - count as !count + 1 + end: kernels before 6.2 or so lose a register's
+        // bounds on negation (and then refuse it as an offset into the work area), but
+        // keep them through xor with a constant.
+        self.alu_imm(AluOp::Xor, Reg::R5, -1);
+        self.alu_imm(AluOp::Add, Reg::R5, end as i32 + 1);
         self.alu_reg(AluOp::Add, Reg::R5, STATE);
         self.emit(Insn::stx_mem(MemSize::B, Reg::R5, value, 0));
         self.bind(skip);
