@@ -1,8 +1,11 @@
-//! Guest-kernel tests: what the host kernel does not allow runs in a Debian kernel booted
-//! under qemu's software emulation (LINUX-FACTS.md). fbt needs kprobes, which this host's
-//! kernel lacks, so its probes are enabled there: the dtrace under test, a static busybox
-//! and the C libraries dtrace links go into an initramfs whose `/init` runs each dtrace
-//! command between markers on the serial console and powers the guest off.
+//! Guest-kernel tests: what the host kernel does not allow, or an older kernel than the
+//! host's, runs in a Debian 6.1 kernel booted under qemu's software emulation
+//! (LINUX-FACTS.md). fbt needs kprobes, which this host's kernel lacks, so its probes are
+//! enabled there; and the golden corpus runs there on the kernel engine, because 6.1's BPF
+//! verifier refuses some code that the host's newer one accepts. The dtrace under test, a
+//! static busybox, the C libraries dtrace links and the golden programs go into an
+//! initramfs whose `/init` runs each command between markers on the serial console and
+//! powers the guest off.
 //!
 //! `.ci/install-guest-kernel` installs qemu, busybox-static and the kernel (unpacked under
 //! `target/guest-kernel`); `DTRACE_GUEST_KERNEL` may name another kernel image. Without
@@ -198,10 +201,28 @@ struct GuestCommand {
     status: Option<i32>,
 }
 
-/// Boots the guest once, runs each shell command line in it and returns what each did.
-fn run_in_guest(machine: &GuestMachine, commands: &[&str]) -> Vec<GuestCommand> {
+/// Boots the guest once with the files of `directories` (host path, guest path) added,
+/// runs each shell command line in it and returns what each did.
+fn run_in_guest(
+    machine: &GuestMachine,
+    directories: &[(&Path, &str)],
+    commands: &[&str],
+) -> Vec<GuestCommand> {
     let dtrace = Path::new(env!("CARGO_BIN_EXE_dtrace"));
     let mut initramfs = Initramfs::default();
+    for (host, guest) in directories {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(host)
+            .expect("read a directory for the guest")
+            .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+            .filter(|path| path.is_file())
+            .collect();
+        entries.sort();
+        for path in entries {
+            let name = path.file_name().expect("a file name").to_string_lossy();
+            let data = std::fs::read(&path).expect("read a file for the guest");
+            initramfs.file(&format!("{guest}/{name}"), &data);
+        }
+    }
     for directory in ["proc", "sys", "dev", "tmp", "bin"] {
         initramfs.directory(directory);
     }
@@ -292,7 +313,7 @@ fn command_output(console: &str, index: usize) -> GuestCommand {
 }
 
 #[test]
-fn fbt_probes_fire_in_a_guest_kernel_with_kprobes() {
+fn a_debian_6_1_guest_kernel_runs_fbt_probes_and_the_golden_corpus() {
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
         println!("skipping: not running as root");
@@ -320,9 +341,11 @@ fn fbt_probes_fire_in_a_guest_kernel_with_kprobes() {
              END {{ printa(\"entries %@d returns \", @entries); printa(\"%@d\\n\", @returns); }}' -c {dd}"
         ),
         format!("/dtrace -q -n 'fbt::vfs_read:entry /pid == $target/ {{ stack(); exit(0); }}' -c {dd}"),
+        GOLDEN_CORPUS_ON_THE_KERNEL_ENGINE.to_string(),
     ];
     let command_lines: Vec<&str> = commands.iter().map(String::as_str).collect();
-    let runs = run_in_guest(&machine, &command_lines);
+    let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
+    let runs = run_in_guest(&machine, &[(&golden, "golden")], &command_lines);
 
     let listing = &runs[0];
     assert_eq!(listing.status, Some(0), "{listing:?}");
@@ -373,4 +396,46 @@ fn fbt_probes_fire_in_a_guest_kernel_with_kprobes() {
         stack.output.contains("vmlinux`ksys_read+"),
         "no ksys_read frame under vfs_read: {stack:?}"
     );
+
+    let corpus = &runs[4];
+    assert!(
+        corpus
+            .output
+            .lines()
+            .any(|line| line.starts_with("golden programs: ")),
+        "the corpus did not run: {corpus:?}"
+    );
+    assert_eq!(
+        corpus.status,
+        Some(0),
+        "golden programs that differ on the guest kernel:\n{}",
+        corpus.output
+    );
 }
+
+/// Runs every golden program (tests/golden, see its README) on the kernel engine in the
+/// guest, as tests/golden.rs runs them on the interpreter, and prints what differs; exits
+/// 1 when anything does. One CPU, so records say CPU 0 as the expected output does.
+const GOLDEN_CORPUS_ON_THE_KERNEL_ENGINE: &str = r#"(
+cd /golden
+passed=0; failed=0
+for program in *.d; do
+    name=${program%.d}
+    options=$(head -n 1 "$program" | sed -n 's|^/\* options: \(.*\) \*/$|\1|p')
+    /dtrace -x engine=kernel $options -s "$program" > /tmp/stdout 2> /tmp/stderr
+    status=$?
+    expected_status=0; [ -f "$name.status" ] && expected_status=$(cat "$name.status")
+    [ -f "$name.out" ] && cp "$name.out" /tmp/expected_stdout || : > /tmp/expected_stdout
+    [ -f "$name.err" ] && cp "$name.err" /tmp/expected_stderr || : > /tmp/expected_stderr
+    if [ "$status" = "$expected_status" ] && cmp -s /tmp/stdout /tmp/expected_stdout         && cmp -s /tmp/stderr /tmp/expected_stderr; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        echo "== $name: exit $status (expected $expected_status)"
+        diff /tmp/expected_stdout /tmp/stdout | head -n 20
+        diff /tmp/expected_stderr /tmp/stderr | head -n 20
+    fi
+done
+echo "golden programs: $passed passed, $failed failed"
+[ "$failed" = 0 ]
+)"#;
