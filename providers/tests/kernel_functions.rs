@@ -223,6 +223,39 @@ fn fbt_provider_from_kallsyms_or_btf() {
             .len(),
         4
     );
+    // Where the kernel lists its traceable functions, the others are no probes; an
+    // unreadable list keeps every function.
+    directory.write("available_filter_functions", "vfs_read\nmod_fn [mymod]\n");
+    let traceable = FbtProvider::new(
+        directory.path().join("kallsyms"),
+        directory.path().join("btf"),
+    )
+    .with_traceable_functions(vec![
+        directory.path().join("missing"),
+        directory.path().join("available_filter_functions"),
+    ]);
+    let functions: Vec<String> = traceable
+        .probes(&description("fbt:::entry"))
+        .expect("enumeration")
+        .iter()
+        .map(|entry| entry.description.to_string())
+        .collect();
+    assert_eq!(
+        functions,
+        ["fbt:vmlinux:vfs_read:entry", "fbt:mymod:mod_fn:entry"]
+    );
+    let unreadable = FbtProvider::new(
+        directory.path().join("kallsyms"),
+        directory.path().join("btf"),
+    )
+    .with_traceable_functions(vec![directory.path().join("missing")]);
+    assert_eq!(
+        unreadable
+            .probes(&description("fbt:::entry"))
+            .expect("enumeration")
+            .len(),
+        3
+    );
     // With neither, there are no fbt probes and no error.
     let neither = FbtProvider::new(
         directory.path().join("missing"),
