@@ -328,6 +328,14 @@ impl<'o> Session<'o> {
             .map_err(|error| format!("failed to write output: {error}"))
     }
 
+    /// Writes what a record has printed so far, before an action that acts on the output
+    /// (`system()`, `freopen()`, `ftruncate()`), and leaves `text` empty for the rest.
+    fn write_pending(&mut self, text: &mut String) -> Result<(), String> {
+        self.write(text)?;
+        text.clear();
+        Ok(())
+    }
+
     /// Where output goes now: the file of the last `freopen()`, or the original output.
     fn current_output(&mut self) -> &mut dyn SessionOutput {
         match &mut self.reopened_output {
@@ -609,8 +617,7 @@ impl<'o> Session<'o> {
                     .format_action_string(action, values, &context)
                     .map_err(|e| e.to_string())?
                 {
-                    self.write(text)?;
-                    text.clear();
+                    self.write_pending(text)?;
                     let _ = self.current_output().flush();
                     let _ = std::process::Command::new("/bin/sh")
                         .arg("-c")
@@ -626,8 +633,7 @@ impl<'o> Session<'o> {
                 {
                     // What the record printed before the freopen() belongs to the
                     // destination it was printed for.
-                    self.write(text)?;
-                    text.clear();
+                    self.write_pending(text)?;
                     self.reopen_output(record, &path)?;
                 }
             }
@@ -635,8 +641,7 @@ impl<'o> Session<'o> {
                 // The record's text so far is written first, so that the truncation
                 // removes everything printed before the action, as dtrace(1) flushes
                 // its output before truncating it.
-                self.write(text)?;
-                text.clear();
+                self.write_pending(text)?;
                 // ftruncate(2) failing (on a terminal or pipe, or for any other
                 // reason) is ignored by dtrace(1), and so it is here.
                 let _ = self.current_output().truncate_output();
