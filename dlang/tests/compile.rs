@@ -26,6 +26,15 @@ fn integer(signed: bool) -> ValueLayout {
     ValueLayout::Integer { signed }
 }
 
+/// The kinds of the first statement's actions, in order.
+fn action_kinds(program: &difvm::object::CompiledProgram) -> Vec<ActionKind> {
+    program.statements[0]
+        .actions
+        .iter()
+        .map(|action| action.kind.clone())
+        .collect()
+}
+
 /// The record slots of the first statement, in action order.
 fn record_slots(text: &str) -> (Vec<RecordSlot>, u32) {
     let program = compiled(text);
@@ -591,10 +600,7 @@ fn listing_shows_every_difo() {
 #[test]
 fn printa_takes_several_aggregations_with_or_without_a_format() {
     let program = compiled("BEGIN { @a[1] = count(); @b[2] = sum(3); printa(@a, @b); printa(\"%d %@d %@d\\n\", @a, @b); printa(@a); }");
-    let kinds: Vec<ActionKind> = program.statements[0].actions[2..]
-        .iter()
-        .map(|action| action.kind.clone())
-        .collect();
+    let kinds = &action_kinds(&program)[2..];
     assert_eq!(
         kinds,
         vec![
@@ -620,11 +626,7 @@ fn freopen_with_an_empty_format_restores_the_original_output() {
     // original output: it compiles to the restore sentinel, records nothing, and the
     // program stays destructive and listable.
     let program = compiled("BEGIN { freopen(\"\"); freopen(\"/tmp/%s\", \"x\"); ftruncate(); }");
-    let kinds: Vec<ActionKind> = program.statements[0]
-        .actions
-        .iter()
-        .map(|action| action.kind.clone())
-        .collect();
+    let kinds = action_kinds(&program);
     assert_eq!(
         kinds,
         vec![
