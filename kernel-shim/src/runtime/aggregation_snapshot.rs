@@ -46,7 +46,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use difvm::aggregation::AggregationRule;
 use difvm::interp::engine::AggregationEntry;
 
-use crate::translate::layout::restarts_on_new_generation;
+use crate::map_layout::restarts_on_new_generation;
 
 /// A multiply-and-rotate hash of the hash keys, 8 bytes at a time (the scheme rustc's
 /// `FxHasher` uses): a snapshot of a million entries hashes every key, and the default

@@ -41,15 +41,15 @@ use super::markers::{session_filter_prologue, Marker};
 use super::perf_buffer::{BufferEvent, PerfBufferSet};
 use super::records::RecordSizes;
 use super::syscall_dispatch::SyscallDispatch;
+use crate::map_layout::{
+    COUNTER_AGGREGATION_DROPS, COUNTER_DYNAMIC_DROPS, COUNTER_ERROR_IN_ERROR_PROBE,
+    COUNTER_NESTING_DROPS, COUNTER_PRINCIPAL_DROPS, COUNTER_SPECULATION_BUSY,
+    COUNTER_SPECULATION_UNAVAILABLE, COUNTER_SPECULATIVE_DROPS,
+};
 use crate::sys::{
     bpf_map_create, bpf_prog_load, bpf_raw_tracepoint_open, per_cpu_value_stride,
     possible_cpu_count, possible_cpus, LinkFd, MapFd, ProgFd, ProgramLoadRequest, ProgramType,
     SysError, BPF_ANY, BPF_LOG_LEVEL1,
-};
-use crate::translate::layout::{
-    COUNTER_AGGREGATION_DROPS, COUNTER_DYNAMIC_DROPS, COUNTER_ERROR_IN_ERROR_PROBE,
-    COUNTER_NESTING_DROPS, COUNTER_PRINCIPAL_DROPS, COUNTER_SPECULATION_BUSY,
-    COUNTER_SPECULATION_UNAVAILABLE, COUNTER_SPECULATIVE_DROPS,
 };
 use crate::translate::{
     program_reads_kernel_stacks, translate_probe_with_artificial_frames, vtimestamp_tracker,

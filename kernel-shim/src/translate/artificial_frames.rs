@@ -26,10 +26,11 @@
 
 use difvm::object::{CompiledProgram, ValueLayout};
 
+use super::code::ProgramCode;
 use super::context::ContextKind;
-use super::emitter::{Chain, Emitter};
-use super::layout::program_difos;
+use super::registers::{CONTEXT, STATE};
 use crate::ebpf::{Helper, Insn, JmpOp, MemSize, Reg};
+use crate::map_layout::{program_difos, ProgramLayout};
 
 /// How many frames from the top are searched for machinery functions: the program and
 /// an ERROR subprogram calling it, `bpf_trace_runN`, `__bpf_trace_EVENT` and
@@ -111,52 +112,54 @@ pub fn program_reads_kernel_stacks(program: &CompiledProgram) -> bool {
     recorded || keyed || read
 }
 
-impl Emitter<'_> {
-    /// `r4 = the number of artificial frames of this firing` (clobbers r0–r5), for the
-    /// flags of the `bpf_get_stack` call that follows.
-    pub fn load_artificial_frame_count(&mut self) {
-        let frames = &self.artificial_frames;
-        let fixed =
-            frames.fixed + u32::from(frames.starts_in_program && self.chain == Chain::Error);
-        if frames.ranges.is_empty() {
-            self.emit(Insn::mov64_imm(Reg::R4, fixed as i32));
-            return;
-        }
-        let ranges = frames.ranges.clone();
-        let stack = self.layout.state.stack;
-        self.emit(Insn::mov64_reg(Reg::R1, super::registers::CONTEXT));
-        self.state_pointer(Reg::R2, stack);
-        self.emit(Insn::mov64_imm(Reg::R3, 8 * ARTIFICIAL_FRAME_WINDOW as i32));
-        self.emit(Insn::mov64_imm(Reg::R4, 0));
-        self.call(Helper::GetStack);
-        self.emit(Insn::mov64_reg(Reg::R5, Reg::R0));
-        self.emit(Insn::mov64_imm(Reg::R4, fixed as i32));
-        let done = self.label();
-        self.asm.jmp_imm_to(JmpOp::Slt, Reg::R5, 8, done);
-        // From the deepest frame of the window up: the first one in a machinery
-        // function is the last artificial frame.
-        for frame in (0..ARTIFICIAL_FRAME_WINDOW).rev() {
-            let next_frame = self.label();
-            self.asm
-                .jmp_imm_to(JmpOp::Le, Reg::R5, 8 * frame as i32, next_frame);
-            self.emit(Insn::ldx_mem(
-                MemSize::DW,
-                Reg::R1,
-                super::registers::STATE,
-                (stack + 8 * frame) as i16,
-            ));
-            for range in &ranges {
-                let next_range = self.label();
-                self.emit_all(&Insn::ld_imm64(Reg::R2, range.start));
-                self.asm.jmp_reg_to(JmpOp::Lt, Reg::R1, Reg::R2, next_range);
-                self.emit_all(&Insn::ld_imm64(Reg::R2, range.end));
-                self.asm.jmp_reg_to(JmpOp::Ge, Reg::R1, Reg::R2, next_range);
-                self.emit(Insn::mov64_imm(Reg::R4, frame as i32 + 1));
-                self.asm.ja_to(done);
-                self.bind(next_range);
-            }
-            self.bind(next_frame);
-        }
-        self.bind(done);
+/// `r4 = the number of artificial frames of this firing` (clobbers r0–r5), for the
+/// flags of the `bpf_get_stack` call that follows; `in_error_subprogram` says whether
+/// the code runs in the ERROR subprogram, one frame deeper than the probe's chain.
+pub fn load_artificial_frame_count(
+    code: &mut ProgramCode,
+    layout: &ProgramLayout,
+    frames: &ArtificialFrames,
+    in_error_subprogram: bool,
+) {
+    let fixed = frames.fixed + u32::from(frames.starts_in_program && in_error_subprogram);
+    if frames.ranges.is_empty() {
+        code.emit(Insn::mov64_imm(Reg::R4, fixed as i32));
+        return;
     }
+    let ranges = frames.ranges.clone();
+    let stack = layout.state.stack;
+    code.emit(Insn::mov64_reg(Reg::R1, CONTEXT));
+    code.state_pointer(Reg::R2, stack);
+    code.emit(Insn::mov64_imm(Reg::R3, 8 * ARTIFICIAL_FRAME_WINDOW as i32));
+    code.emit(Insn::mov64_imm(Reg::R4, 0));
+    code.call(Helper::GetStack);
+    code.emit(Insn::mov64_reg(Reg::R5, Reg::R0));
+    code.emit(Insn::mov64_imm(Reg::R4, fixed as i32));
+    let done = code.label();
+    code.asm.jmp_imm_to(JmpOp::Slt, Reg::R5, 8, done);
+    // From the deepest frame of the window up: the first one in a machinery
+    // function is the last artificial frame.
+    for frame in (0..ARTIFICIAL_FRAME_WINDOW).rev() {
+        let next_frame = code.label();
+        code.asm
+            .jmp_imm_to(JmpOp::Le, Reg::R5, 8 * frame as i32, next_frame);
+        code.emit(Insn::ldx_mem(
+            MemSize::DW,
+            Reg::R1,
+            STATE,
+            (stack + 8 * frame) as i16,
+        ));
+        for range in &ranges {
+            let next_range = code.label();
+            code.emit_all(&Insn::ld_imm64(Reg::R2, range.start));
+            code.asm.jmp_reg_to(JmpOp::Lt, Reg::R1, Reg::R2, next_range);
+            code.emit_all(&Insn::ld_imm64(Reg::R2, range.end));
+            code.asm.jmp_reg_to(JmpOp::Ge, Reg::R1, Reg::R2, next_range);
+            code.emit(Insn::mov64_imm(Reg::R4, frame as i32 + 1));
+            code.asm.ja_to(done);
+            code.bind(next_range);
+        }
+        code.bind(next_frame);
+    }
+    code.bind(done);
 }

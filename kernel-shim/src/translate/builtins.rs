@@ -24,326 +24,351 @@
 use difvm::isa::builtin_variable as variable;
 use difvm::object::FaultCode;
 
-use super::emitter::{Chain, Emitter, FaultSite, FaultValue};
-use super::layout::{TAG_SHIFT, TAG_STATE};
+use super::artificial_frames::load_artificial_frame_count;
+use super::code::{FaultSite, FaultValue, ProgramCode};
+use super::error::TranslateError;
 use super::registers::{CONTEXT, SPILL_0, STATE};
-use super::TranslateError;
+use super::translation_context::{Chain, StatementContext};
+use super::vtimestamps::load_vtimestamp;
 use crate::ebpf::{AluOp, Helper, Insn, JmpOp, MemSize, Reg};
+use crate::map_layout::{TAG_SHIFT, TAG_STATE};
 
 /// `bpf_get_stack`'s flag for the user stack.
 const BPF_F_USER_STACK: i32 = 1 << 8;
 /// u64 words of x86_64 `struct pt_regs`.
 const PT_REGS_WORDS: u32 = 21;
 
-impl Emitter<'_> {
-    fn arguments_offset(&self) -> u32 {
-        match self.chain {
-            Chain::Main => self.layout.state.arguments,
-            Chain::Error => self.layout.state.error_arguments,
-        }
+fn arguments_offset(cx: &StatementContext<'_>) -> u32 {
+    match cx.chain {
+        Chain::Main => cx.layout().state.arguments,
+        Chain::Error => cx.layout().state.error_arguments,
     }
+}
 
-    fn chain_argument_count(&self) -> u8 {
-        match self.chain {
-            Chain::Main => self.argument_count,
-            Chain::Error => 6,
-        }
+fn chain_argument_count(cx: &StatementContext<'_>) -> u8 {
+    match cx.chain {
+        Chain::Main => cx.argument_count(),
+        Chain::Error => 6,
     }
+}
 
-    /// `r0 = args[r1]`; an index past the probe's arguments faults with `illegal
-    /// operation`.
-    pub fn load_argument_by_index(&mut self, index: Reg, site: FaultSite) {
-        let count = self.chain_argument_count();
-        self.fault_if_imm(
-            JmpOp::Ge,
-            index,
-            count as i32,
-            FaultCode::IllegalOperation,
-            FaultValue::Register(index),
-            site,
-        );
-        self.emit(Insn::mov64_reg(Reg::R2, index));
-        self.alu_imm(AluOp::Lsh, Reg::R2, 3);
-        self.alu_reg(AluOp::Add, Reg::R2, STATE);
-        self.emit(Insn::ldx_mem(
-            MemSize::DW,
-            Reg::R0,
-            Reg::R2,
-            self.arguments_offset() as i16,
-        ));
-    }
+/// `r0 = args[r1]`; an index past the probe's arguments faults with `illegal
+/// operation`.
+pub fn load_argument_by_index(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    index: Reg,
+    site: FaultSite,
+) {
+    let count = chain_argument_count(cx);
+    code.fault_if_imm(
+        cx.fault_exit,
+        JmpOp::Ge,
+        index,
+        count as i32,
+        FaultCode::IllegalOperation,
+        FaultValue::Register(index),
+        site,
+    );
+    code.emit(Insn::mov64_reg(Reg::R2, index));
+    code.alu_imm(AluOp::Lsh, Reg::R2, 3);
+    code.alu_reg(AluOp::Add, Reg::R2, STATE);
+    code.emit(Insn::ldx_mem(
+        MemSize::DW,
+        Reg::R0,
+        Reg::R2,
+        arguments_offset(cx) as i16,
+    ));
+}
 
-    /// `r0 = built-in variable id`.
-    pub fn load_builtin(&mut self, id: u16, site: FaultSite) -> Result<(), TranslateError> {
-        let strsize = self.layout.options.strsize;
-        match id {
-            variable::CURTHREAD => self.call(Helper::GetCurrentTask),
-            variable::TIMESTAMP => self.load_state(Reg::R0, self.layout.state.timestamp),
-            variable::WALLTIMESTAMP => self.load_state(Reg::R0, self.layout.state.walltimestamp),
-            variable::VTIMESTAMP => self.load_vtimestamp()?,
-            variable::IPL | variable::ZONENAME => {
-                self.fault(
-                    FaultCode::IllegalOperation,
-                    FaultValue::Constant(id as i32),
-                    site,
-                );
-            }
-            variable::EPID => self.load_constant(Reg::R0, self.epid as u64),
-            variable::ID => self.load_constant(Reg::R0, self.probe_id as u64),
-            _ if (variable::ARG0..variable::ARG0 + 10).contains(&id) => {
-                let offset = self.arguments_offset() + 8 * (id - variable::ARG0) as u32;
-                self.load_state(Reg::R0, offset);
-            }
-            variable::PID => {
-                self.call(Helper::GetCurrentPidTgid);
-                self.alu_imm(AluOp::Rsh, Reg::R0, 32);
-            }
-            variable::TID => {
-                self.call(Helper::GetCurrentPidTgid);
-                self.emit(Insn::mov32_reg(Reg::R0, Reg::R0));
-            }
-            variable::UID => {
-                self.call(Helper::GetCurrentUidGid);
-                self.emit(Insn::mov32_reg(Reg::R0, Reg::R0));
-            }
-            variable::GID => {
-                self.call(Helper::GetCurrentUidGid);
-                self.alu_imm(AluOp::Rsh, Reg::R0, 32);
-            }
-            variable::PPID => self.load_ppid()?,
-            variable::ERRNO => {
-                self.emit(Insn::mov64_imm(Reg::R0, 0));
-                if self.has_errno {
-                    let done = self.label();
-                    self.load_state(Reg::R1, self.layout.state.arguments);
-                    self.asm.jmp_imm_to(JmpOp::Sge, Reg::R1, 0, done);
-                    self.emit(Insn::mov64_reg(Reg::R0, Reg::R1));
-                    self.emit(Insn::neg64(Reg::R0));
-                    self.bind(done);
-                }
-            }
-            variable::CPU => {
-                self.call(Helper::GetSmpProcessorId);
-                self.emit(Insn::mov32_reg(Reg::R0, Reg::R0));
-            }
-            variable::EXECNAME => {
-                let offset = self.layout.state.builtin_strings;
-                self.state_pointer(Reg::R1, offset);
-                self.emit(Insn::mov64_imm(Reg::R2, strsize.min(16) as i32));
-                self.call(Helper::GetCurrentComm);
-                self.load_constant(Reg::R0, TAG_STATE << TAG_SHIFT | offset as u64);
-            }
-            variable::PROBEPROV
-            | variable::PROBEMOD
-            | variable::PROBEFUNC
-            | variable::PROBENAME => {
-                let (slot, text) = match id {
-                    variable::PROBEPROV => (1, self.probe.provider.clone()),
-                    variable::PROBEMOD => (2, self.probe.module.clone()),
-                    variable::PROBEFUNC => (3, self.probe.function.clone()),
-                    _ => (4, self.probe.name.clone()),
-                };
-                let offset = self.layout.state.builtin_strings + slot * strsize;
-                let mut bytes = text.into_bytes();
-                bytes.truncate(strsize as usize - 1);
-                bytes.push(0);
-                self.store_bytes(offset, &bytes, strsize);
-                self.load_constant(Reg::R0, TAG_STATE << TAG_SHIFT | offset as u64);
-            }
-            variable::STACKDEPTH | variable::USTACKDEPTH => {
-                let flags = if id == variable::USTACKDEPTH {
-                    BPF_F_USER_STACK
-                } else {
-                    0
-                };
-                self.capture_frames(super::layout::STACK_FRAMES, flags);
-                self.alu_imm(AluOp::Rsh, Reg::R0, 3);
-            }
-            variable::CALLER => {
-                // The second frame past the artificial ones: the first is in the
-                // function where the probe fired, the second in its caller.
-                self.capture_frames(2, 0);
-                let done = self.label();
-                let known = self.label();
-                self.asm.jmp_imm_to(JmpOp::Ge, Reg::R0, 16, known);
-                self.emit(Insn::mov64_imm(Reg::R0, 0));
-                self.asm.ja_to(done);
-                self.bind(known);
-                self.emit(Insn::ldx_mem(
-                    MemSize::DW,
-                    Reg::R0,
-                    STATE,
-                    self.layout.state.stack as i16 + 8,
-                ));
-                self.bind(done);
-            }
-            variable::UCALLER => {
-                // The second user frame, the caller of the function the thread is in
-                // (as far as the user stack can be walked by frame pointers).
-                self.capture_frames(2, BPF_F_USER_STACK);
-                let done = self.label();
-                let known = self.label();
-                self.asm.jmp_imm_to(JmpOp::Ge, Reg::R0, 16, known);
-                self.emit(Insn::mov64_imm(Reg::R0, 0));
-                self.asm.ja_to(done);
-                self.bind(known);
-                self.emit(Insn::ldx_mem(
-                    MemSize::DW,
-                    Reg::R0,
-                    STATE,
-                    self.layout.state.stack as i16 + 8,
-                ));
-                self.bind(done);
-            }
-            variable::CURCPU => {
-                return Err(
-                    self.unsupported("curcpu (Linux has no cpuinfo_t for it to point to; use cpu)")
-                )
-            }
-            _ => {
-                self.fault(
-                    FaultCode::IllegalOperation,
-                    FaultValue::Constant(id as i32),
-                    site,
-                );
-            }
-        }
-        Ok(())
-    }
-
-    /// `r0 = regs[r1]` (`user` false) or `uregs[r1]`: the index is a u64 slot of x86_64
-    /// `struct pt_regs` (r15, r14, r13, r12, bp, bx, r11, r10, r9, r8, ax, cx, dx, si, di,
-    /// orig_ax, ip, cs, flags, sp, ss). `regs[]` reads the probe's own registers where its
-    /// context has them (kprobes, uprobes, perf events; elsewhere it faults with `illegal
-    /// operation`, as the interpreter does for a context without registers); `uregs[]`
-    /// reads the user registers the current thread entered the kernel with.
-    pub fn load_register(&mut self, user: bool, site: FaultSite) {
-        let stack = self.layout.state.stack;
-        self.fault_if_imm(
-            JmpOp::Ge,
-            Reg::R1,
-            PT_REGS_WORDS as i32,
-            FaultCode::IllegalOperation,
-            FaultValue::Register(Reg::R1),
-            site,
-        );
-        self.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R1, SPILL_0));
-        if user {
-            self.call(Helper::GetCurrentTaskBtf);
-            self.emit(Insn::mov64_reg(Reg::R1, Reg::R0));
-            self.call(Helper::TaskPtRegs);
-            self.emit(Insn::mov64_reg(Reg::R3, Reg::R0));
-            self.state_pointer(Reg::R1, stack);
-            self.emit(Insn::mov64_imm(Reg::R2, 8 * PT_REGS_WORDS as i32));
-            self.call(Helper::ProbeReadKernel);
-            self.emit(Insn::ldx_mem(MemSize::DW, Reg::R1, Reg::FP, SPILL_0));
-            self.fault_if_imm(
-                JmpOp::Ne,
-                Reg::R0,
-                0,
+/// `r0 = built-in variable id`.
+pub fn load_builtin(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    id: u16,
+    site: FaultSite,
+) -> Result<(), TranslateError> {
+    let strsize = cx.layout().options.strsize;
+    match id {
+        variable::CURTHREAD => code.call(Helper::GetCurrentTask),
+        variable::TIMESTAMP => code.load_state(Reg::R0, cx.layout().state.timestamp),
+        variable::WALLTIMESTAMP => code.load_state(Reg::R0, cx.layout().state.walltimestamp),
+        variable::VTIMESTAMP => load_vtimestamp(code, cx)?,
+        variable::IPL | variable::ZONENAME => {
+            code.fault(
+                cx.fault_exit,
                 FaultCode::IllegalOperation,
-                FaultValue::Register(Reg::R1),
+                FaultValue::Constant(id as i32),
                 site,
             );
-        } else if self.context.has_pt_regs() {
-            for word in 0..PT_REGS_WORDS {
-                self.emit(Insn::ldx_mem(
-                    MemSize::DW,
-                    Reg::R0,
-                    CONTEXT,
-                    (8 * word) as i16,
-                ));
-                self.store_state(stack + 8 * word, Reg::R0);
+        }
+        variable::EPID => code.load_constant(Reg::R0, cx.epid as u64),
+        variable::ID => code.load_constant(Reg::R0, cx.probe_id as u64),
+        _ if (variable::ARG0..variable::ARG0 + 10).contains(&id) => {
+            let offset = arguments_offset(cx) + 8 * (id - variable::ARG0) as u32;
+            code.load_state(Reg::R0, offset);
+        }
+        variable::PID => {
+            code.call(Helper::GetCurrentPidTgid);
+            code.alu_imm(AluOp::Rsh, Reg::R0, 32);
+        }
+        variable::TID => {
+            code.call(Helper::GetCurrentPidTgid);
+            code.emit(Insn::mov32_reg(Reg::R0, Reg::R0));
+        }
+        variable::UID => {
+            code.call(Helper::GetCurrentUidGid);
+            code.emit(Insn::mov32_reg(Reg::R0, Reg::R0));
+        }
+        variable::GID => {
+            code.call(Helper::GetCurrentUidGid);
+            code.alu_imm(AluOp::Rsh, Reg::R0, 32);
+        }
+        variable::PPID => load_ppid(code, cx)?,
+        variable::ERRNO => {
+            code.emit(Insn::mov64_imm(Reg::R0, 0));
+            if cx.has_errno() {
+                let done = code.label();
+                code.load_state(Reg::R1, cx.layout().state.arguments);
+                code.asm.jmp_imm_to(JmpOp::Sge, Reg::R1, 0, done);
+                code.emit(Insn::mov64_reg(Reg::R0, Reg::R1));
+                code.emit(Insn::neg64(Reg::R0));
+                code.bind(done);
             }
-        } else {
-            self.fault(
-                FaultCode::IllegalOperation,
-                FaultValue::Register(Reg::R1),
-                site,
-            );
-            return;
         }
-        self.emit(Insn::ldx_mem(MemSize::DW, Reg::R1, Reg::FP, SPILL_0));
-        self.fault_if_imm(
-            JmpOp::Ge,
-            Reg::R1,
-            PT_REGS_WORDS as i32,
-            FaultCode::IllegalOperation,
-            FaultValue::Register(Reg::R1),
-            site,
-        );
-        self.alu_imm(AluOp::Lsh, Reg::R1, 3);
-        self.alu_reg(AluOp::Add, Reg::R1, STATE);
-        self.emit(Insn::ldx_mem(MemSize::DW, Reg::R0, Reg::R1, stack as i16));
-    }
-
-    /// `r0 = bpf_get_stack(ctx, stack area, 8 × frames, flags)`, 0 on failure; a kernel
-    /// stack leaves out the artificial frames (see `artificial_frames`).
-    fn capture_frames(&mut self, frames: u32, flags: i32) {
-        let done = self.label();
-        if flags & BPF_F_USER_STACK == 0 {
-            self.load_artificial_frame_count();
-        } else {
-            self.emit(Insn::mov64_imm(Reg::R4, flags));
+        variable::CPU => {
+            code.call(Helper::GetSmpProcessorId);
+            code.emit(Insn::mov32_reg(Reg::R0, Reg::R0));
         }
-        self.emit(Insn::mov64_reg(Reg::R1, super::registers::CONTEXT));
-        self.state_pointer(Reg::R2, self.layout.state.stack);
-        self.emit(Insn::mov64_imm(Reg::R3, 8 * frames as i32));
-        self.call(Helper::GetStack);
-        self.asm.jmp_imm_to(JmpOp::Sge, Reg::R0, 0, done);
-        self.emit(Insn::mov64_imm(Reg::R0, 0));
-        self.bind(done);
-    }
-
-    /// `r0 = current->real_parent->tgid`, 0 when unreadable.
-    fn load_ppid(&mut self) -> Result<(), TranslateError> {
-        let offsets = self
-            .layout
-            .options
-            .task_offsets
-            .ok_or_else(|| self.unsupported("ppid without task_struct offsets from BTF"))?;
-        let temporary = self.layout.state.temporary;
-        let done = self.label();
-        self.store_state_imm(temporary, 0);
-        self.call(Helper::GetCurrentTask);
-        self.emit(Insn::mov64_reg(Reg::R3, Reg::R0));
-        self.alu_imm(AluOp::Add, Reg::R3, offsets.real_parent as i32);
-        self.state_pointer(Reg::R1, temporary);
-        self.emit(Insn::mov64_imm(Reg::R2, 8));
-        self.call(Helper::ProbeReadKernel);
-        self.asm.jmp_imm_to(JmpOp::Ne, Reg::R0, 0, done);
-        self.load_state(Reg::R3, temporary);
-        self.store_state_imm(temporary, 0);
-        self.alu_imm(AluOp::Add, Reg::R3, offsets.tgid as i32);
-        self.state_pointer(Reg::R1, temporary);
-        self.emit(Insn::mov64_imm(Reg::R2, 4));
-        self.call(Helper::ProbeReadKernel);
-        self.bind(done);
-        self.emit(Insn::ldx_mem(MemSize::W, Reg::R0, STATE, temporary as i16));
-        Ok(())
-    }
-
-    /// Writes constant `bytes` (at most `capacity`) into the work area at `offset`, eight
-    /// bytes at a time (clobbers r0).
-    pub fn store_bytes(&mut self, offset: u32, bytes: &[u8], capacity: u32) {
-        let mut padded = bytes.to_vec();
-        padded.resize(bytes.len().next_multiple_of(8).min(capacity as usize), 0);
-        for (index, chunk) in padded.chunks(8).enumerate() {
-            let at = offset + 8 * index as u32;
-            if chunk.len() == 8 {
-                let mut word = [0u8; 8];
-                word.copy_from_slice(chunk);
-                self.load_constant(Reg::R0, u64::from_le_bytes(word));
-                self.emit(Insn::stx_mem(MemSize::DW, STATE, Reg::R0, at as i16));
+        variable::EXECNAME => {
+            let offset = cx.layout().state.builtin_strings;
+            code.state_pointer(Reg::R1, offset);
+            code.emit(Insn::mov64_imm(Reg::R2, strsize.min(16) as i32));
+            code.call(Helper::GetCurrentComm);
+            code.load_constant(Reg::R0, TAG_STATE << TAG_SHIFT | offset as u64);
+        }
+        variable::PROBEPROV | variable::PROBEMOD | variable::PROBEFUNC | variable::PROBENAME => {
+            let (slot, text) = match id {
+                variable::PROBEPROV => (1, cx.probe.provider.clone()),
+                variable::PROBEMOD => (2, cx.probe.module.clone()),
+                variable::PROBEFUNC => (3, cx.probe.function.clone()),
+                _ => (4, cx.probe.name.clone()),
+            };
+            let offset = cx.layout().state.builtin_strings + slot * strsize;
+            let mut bytes = text.into_bytes();
+            bytes.truncate(strsize as usize - 1);
+            bytes.push(0);
+            store_bytes(code, offset, &bytes, strsize);
+            code.load_constant(Reg::R0, TAG_STATE << TAG_SHIFT | offset as u64);
+        }
+        variable::STACKDEPTH | variable::USTACKDEPTH => {
+            let flags = if id == variable::USTACKDEPTH {
+                BPF_F_USER_STACK
             } else {
-                for (position, byte) in chunk.iter().enumerate() {
-                    self.emit(Insn::st_mem(
-                        MemSize::B,
-                        STATE,
-                        (at + position as u32) as i16,
-                        *byte as i32,
-                    ));
-                }
+                0
+            };
+            capture_frames(code, cx, crate::map_layout::STACK_FRAMES, flags);
+            code.alu_imm(AluOp::Rsh, Reg::R0, 3);
+        }
+        variable::CALLER => {
+            // The second frame past the artificial ones: the first is in the
+            // function where the probe fired, the second in its caller.
+            capture_frames(code, cx, 2, 0);
+            let done = code.label();
+            let known = code.label();
+            code.asm.jmp_imm_to(JmpOp::Ge, Reg::R0, 16, known);
+            code.emit(Insn::mov64_imm(Reg::R0, 0));
+            code.asm.ja_to(done);
+            code.bind(known);
+            code.emit(Insn::ldx_mem(
+                MemSize::DW,
+                Reg::R0,
+                STATE,
+                cx.layout().state.stack as i16 + 8,
+            ));
+            code.bind(done);
+        }
+        variable::UCALLER => {
+            // The second user frame, the caller of the function the thread is in
+            // (as far as the user stack can be walked by frame pointers).
+            capture_frames(code, cx, 2, BPF_F_USER_STACK);
+            let done = code.label();
+            let known = code.label();
+            code.asm.jmp_imm_to(JmpOp::Ge, Reg::R0, 16, known);
+            code.emit(Insn::mov64_imm(Reg::R0, 0));
+            code.asm.ja_to(done);
+            code.bind(known);
+            code.emit(Insn::ldx_mem(
+                MemSize::DW,
+                Reg::R0,
+                STATE,
+                cx.layout().state.stack as i16 + 8,
+            ));
+            code.bind(done);
+        }
+        variable::CURCPU => {
+            return Err(
+                cx.unsupported("curcpu (Linux has no cpuinfo_t for it to point to; use cpu)")
+            )
+        }
+        _ => {
+            code.fault(
+                cx.fault_exit,
+                FaultCode::IllegalOperation,
+                FaultValue::Constant(id as i32),
+                site,
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `r0 = regs[r1]` (`user` false) or `uregs[r1]`: the index is a u64 slot of x86_64
+/// `struct pt_regs` (r15, r14, r13, r12, bp, bx, r11, r10, r9, r8, ax, cx, dx, si, di,
+/// orig_ax, ip, cs, flags, sp, ss). `regs[]` reads the probe's own registers where its
+/// context has them (kprobes, uprobes, perf events; elsewhere it faults with `illegal
+/// operation`, as the interpreter does for a context without registers); `uregs[]`
+/// reads the user registers the current thread entered the kernel with.
+pub fn load_register(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    user: bool,
+    site: FaultSite,
+) {
+    let stack = cx.layout().state.stack;
+    code.fault_if_imm(
+        cx.fault_exit,
+        JmpOp::Ge,
+        Reg::R1,
+        PT_REGS_WORDS as i32,
+        FaultCode::IllegalOperation,
+        FaultValue::Register(Reg::R1),
+        site,
+    );
+    code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R1, SPILL_0));
+    if user {
+        code.call(Helper::GetCurrentTaskBtf);
+        code.emit(Insn::mov64_reg(Reg::R1, Reg::R0));
+        code.call(Helper::TaskPtRegs);
+        code.emit(Insn::mov64_reg(Reg::R3, Reg::R0));
+        code.state_pointer(Reg::R1, stack);
+        code.emit(Insn::mov64_imm(Reg::R2, 8 * PT_REGS_WORDS as i32));
+        code.call(Helper::ProbeReadKernel);
+        code.emit(Insn::ldx_mem(MemSize::DW, Reg::R1, Reg::FP, SPILL_0));
+        code.fault_if_imm(
+            cx.fault_exit,
+            JmpOp::Ne,
+            Reg::R0,
+            0,
+            FaultCode::IllegalOperation,
+            FaultValue::Register(Reg::R1),
+            site,
+        );
+    } else if cx.context().has_pt_regs() {
+        for word in 0..PT_REGS_WORDS {
+            code.emit(Insn::ldx_mem(
+                MemSize::DW,
+                Reg::R0,
+                CONTEXT,
+                (8 * word) as i16,
+            ));
+            code.store_state(stack + 8 * word, Reg::R0);
+        }
+    } else {
+        code.fault(
+            cx.fault_exit,
+            FaultCode::IllegalOperation,
+            FaultValue::Register(Reg::R1),
+            site,
+        );
+        return;
+    }
+    code.emit(Insn::ldx_mem(MemSize::DW, Reg::R1, Reg::FP, SPILL_0));
+    code.fault_if_imm(
+        cx.fault_exit,
+        JmpOp::Ge,
+        Reg::R1,
+        PT_REGS_WORDS as i32,
+        FaultCode::IllegalOperation,
+        FaultValue::Register(Reg::R1),
+        site,
+    );
+    code.alu_imm(AluOp::Lsh, Reg::R1, 3);
+    code.alu_reg(AluOp::Add, Reg::R1, STATE);
+    code.emit(Insn::ldx_mem(MemSize::DW, Reg::R0, Reg::R1, stack as i16));
+}
+
+/// `r0 = bpf_get_stack(ctx, stack area, 8 × frames, flags)`, 0 on failure; a kernel
+/// stack leaves out the artificial frames (see `artificial_frames`).
+fn capture_frames(code: &mut ProgramCode, cx: &StatementContext<'_>, frames: u32, flags: i32) {
+    let done = code.label();
+    if flags & BPF_F_USER_STACK == 0 {
+        load_artificial_frame_count(
+            code,
+            cx.layout(),
+            cx.artificial_frames(),
+            cx.chain == Chain::Error,
+        );
+    } else {
+        code.emit(Insn::mov64_imm(Reg::R4, flags));
+    }
+    code.emit(Insn::mov64_reg(Reg::R1, super::registers::CONTEXT));
+    code.state_pointer(Reg::R2, cx.layout().state.stack);
+    code.emit(Insn::mov64_imm(Reg::R3, 8 * frames as i32));
+    code.call(Helper::GetStack);
+    code.asm.jmp_imm_to(JmpOp::Sge, Reg::R0, 0, done);
+    code.emit(Insn::mov64_imm(Reg::R0, 0));
+    code.bind(done);
+}
+
+/// `r0 = current->real_parent->tgid`, 0 when unreadable.
+fn load_ppid(code: &mut ProgramCode, cx: &StatementContext<'_>) -> Result<(), TranslateError> {
+    let offsets = cx
+        .layout()
+        .options
+        .task_offsets
+        .ok_or_else(|| cx.unsupported("ppid without task_struct offsets from BTF"))?;
+    let temporary = cx.layout().state.temporary;
+    let done = code.label();
+    code.store_state_imm(temporary, 0);
+    code.call(Helper::GetCurrentTask);
+    code.emit(Insn::mov64_reg(Reg::R3, Reg::R0));
+    code.alu_imm(AluOp::Add, Reg::R3, offsets.real_parent as i32);
+    code.state_pointer(Reg::R1, temporary);
+    code.emit(Insn::mov64_imm(Reg::R2, 8));
+    code.call(Helper::ProbeReadKernel);
+    code.asm.jmp_imm_to(JmpOp::Ne, Reg::R0, 0, done);
+    code.load_state(Reg::R3, temporary);
+    code.store_state_imm(temporary, 0);
+    code.alu_imm(AluOp::Add, Reg::R3, offsets.tgid as i32);
+    code.state_pointer(Reg::R1, temporary);
+    code.emit(Insn::mov64_imm(Reg::R2, 4));
+    code.call(Helper::ProbeReadKernel);
+    code.bind(done);
+    code.emit(Insn::ldx_mem(MemSize::W, Reg::R0, STATE, temporary as i16));
+    Ok(())
+}
+
+/// Writes constant `bytes` (at most `capacity`) into the work area at `offset`, eight
+/// bytes at a time (clobbers r0).
+pub fn store_bytes(code: &mut ProgramCode, offset: u32, bytes: &[u8], capacity: u32) {
+    let mut padded = bytes.to_vec();
+    padded.resize(bytes.len().next_multiple_of(8).min(capacity as usize), 0);
+    for (index, chunk) in padded.chunks(8).enumerate() {
+        let at = offset + 8 * index as u32;
+        if chunk.len() == 8 {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            code.load_constant(Reg::R0, u64::from_le_bytes(word));
+            code.emit(Insn::stx_mem(MemSize::DW, STATE, Reg::R0, at as i16));
+        } else {
+            for (position, byte) in chunk.iter().enumerate() {
+                code.emit(Insn::st_mem(
+                    MemSize::B,
+                    STATE,
+                    (at + position as u32) as i16,
+                    *byte as i32,
+                ));
             }
         }
     }

@@ -7,13 +7,21 @@ use difvm::difo::Difo;
 use difvm::isa::{builtin_array, Instruction, Opcode, DIF_TYPE_STRING};
 use difvm::object::FaultCode;
 
-use super::emitter::{Emitter, FaultSite, FaultValue};
-use super::layout::{DifoLocation, TAG_CONSTANTS, TAG_SHIFT};
-use super::memory::{Access, ScratchSize, StringDestination, WriteSize};
+use super::builtins::{load_argument_by_index, load_register};
+use super::code::{FaultSite, FaultValue, ProgramCode};
+use super::error::TranslateError;
+use super::memory::{
+    allocate_scratch, load_memory, read_string, resolve_address_extent, scratch_address,
+    writable_scratch, Access, ScratchSize, StringDestination, WriteSize,
+};
 use super::registers::{CONDITION_LEFT, CONDITION_RIGHT, SAVED_0, SAVED_1, SPILL_0};
-use super::tuples::{tuple_shapes, EntryKind, Shape};
-use super::TranslateError;
+use super::strings::compare_strings;
+use super::subroutines::call_subroutine;
+use super::translation_context::StatementContext;
+use super::tuples::{tuple_entry, tuple_shapes, EntryKind, Shape};
+use super::variables::{access_associative, load_variable, store_variable};
 use crate::ebpf::{AluOp, Insn, JmpOp, Label, MemSize, Reg};
+use crate::map_layout::{DifoLocation, TAG_CONSTANTS, TAG_SHIFT};
 
 /// Largest by-reference tuple entry (the interpreter's `MAX_OBJECT_SIZE`).
 const MAX_OBJECT_SIZE: i32 = 1 << 16;
@@ -35,12 +43,12 @@ impl<'d> DifoTranslation<'d> {
     /// differs between paths.
     pub fn shape(
         &self,
-        emitter: &Emitter<'_>,
+        cx: &StatementContext<'_>,
         index: usize,
     ) -> Result<Vec<EntryKind>, TranslateError> {
         match self.shapes.get(index) {
             Some(Shape::Known(entries)) => Ok(entries.clone()),
-            _ => Err(emitter.unsupported(format!(
+            _ => Err(cx.unsupported(format!(
                 "a tuple stack whose entries differ between paths (DIF offset {})",
                 index * 4
             ))),
@@ -50,12 +58,13 @@ impl<'d> DifoTranslation<'d> {
 
 /// Translates `difo`; on return (through `ret`) its value is in r8.
 pub fn translate_difo(
-    emitter: &mut Emitter<'_>,
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
     difo: &Difo,
     location: DifoLocation,
 ) -> Result<(), TranslateError> {
-    let labels = (0..difo.code.len()).map(|_| emitter.label()).collect();
-    let end = emitter.label();
+    let labels = (0..difo.code.len()).map(|_| code.label()).collect();
+    let end = code.label();
     let mut translation = DifoTranslation {
         difo,
         location,
@@ -63,39 +72,42 @@ pub fn translate_difo(
         shapes: tuple_shapes(difo),
         end,
     };
-    emitter.clear_dif_registers();
-    emitter.emit(Insn::st_mem(MemSize::DW, Reg::FP, CONDITION_LEFT, 0));
-    emitter.emit(Insn::st_mem(MemSize::DW, Reg::FP, CONDITION_RIGHT, 0));
-    emitter.emit(Insn::mov64_imm(SAVED_0, 0));
+    code.clear_dif_registers();
+    code.emit(Insn::st_mem(MemSize::DW, Reg::FP, CONDITION_LEFT, 0));
+    code.emit(Insn::st_mem(MemSize::DW, Reg::FP, CONDITION_RIGHT, 0));
+    code.emit(Insn::mov64_imm(SAVED_0, 0));
     for (index, instruction) in difo.code.iter().enumerate() {
         let label = translation.labels[index];
-        emitter.bind(label);
+        code.bind(label);
         if translation.shapes[index] == Shape::Unreached {
             // Unreachable code still needs its label bound; nothing jumps into it.
             continue;
         }
-        translate_instruction(emitter, &mut translation, index, *instruction)?;
+        translate_instruction(code, cx, &mut translation, index, *instruction)?;
     }
-    emitter.bind(translation.end);
+    code.bind(translation.end);
     Ok(())
 }
 
+/// Translates one instruction: dispatches to the translation of its family.
 fn translate_instruction(
-    emitter: &mut Emitter<'_>,
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
     translation: &mut DifoTranslation<'_>,
     index: usize,
     instruction: Instruction,
 ) -> Result<(), TranslateError> {
     let site = FaultSite::Instruction(index);
     let Some(opcode) = instruction.opcode() else {
-        emitter.fault(
+        code.fault(
+            cx.fault_exit,
             FaultCode::IllegalOperation,
             FaultValue::Constant(instruction.opcode_byte() as i32),
             site,
         );
         return Ok(());
     };
-    let (r1, r2, rd) = (instruction.r1(), instruction.r2(), instruction.rd());
+    let rd = instruction.rd();
     match opcode {
         Opcode::Or
         | Opcode::Xor
@@ -105,9 +117,99 @@ fn translate_instruction(
         | Opcode::Sra
         | Opcode::Sub
         | Opcode::Add
-        | Opcode::Mul => {
-            emitter.load_dif(Reg::R0, r1);
-            emitter.load_dif(Reg::R1, r2);
+        | Opcode::Mul
+        | Opcode::Not
+        | Opcode::Mov => translate_arithmetic(code, opcode, instruction),
+        Opcode::Sdiv | Opcode::Udiv | Opcode::Srem | Opcode::Urem => {
+            translate_division(code, cx, opcode, instruction, site)
+        }
+        Opcode::Cmp | Opcode::Tst | Opcode::Scmp => {
+            translate_comparison(code, cx, opcode, instruction, site)
+        }
+        Opcode::Ba
+        | Opcode::Be
+        | Opcode::Bne
+        | Opcode::Bg
+        | Opcode::Bgu
+        | Opcode::Bge
+        | Opcode::Bgeu
+        | Opcode::Bl
+        | Opcode::Blu
+        | Opcode::Ble
+        | Opcode::Bleu => translate_branch(code, translation, opcode, instruction),
+        Opcode::Stb | Opcode::Sth | Opcode::Stw | Opcode::Stx => {
+            translate_store(code, cx, opcode, instruction, site)
+        }
+        Opcode::Ret => {
+            code.load_dif(SAVED_0, rd);
+            code.asm.ja_to(translation.end);
+        }
+        Opcode::Nop => {}
+        Opcode::Setx | Opcode::Sets => {
+            translate_constant(code, cx, translation, opcode, instruction)
+        }
+        Opcode::Ldga | Opcode::Ldta => translate_array_load(code, cx, opcode, instruction, site),
+        Opcode::Ldgs | Opcode::Ldts | Opcode::Ldls => {
+            load_variable(code, cx, opcode, instruction.index(), rd, site)?;
+        }
+        Opcode::Stgs | Opcode::Stts | Opcode::Stls => {
+            store_variable(code, cx, opcode, instruction.index(), rd, site)?;
+        }
+        Opcode::Ldgaa | Opcode::Ldtaa | Opcode::Stgaa | Opcode::Sttaa => {
+            let shape = translation.shape(cx, index)?;
+            access_associative(code, cx, opcode, instruction.index(), rd, &shape, site)?;
+        }
+        Opcode::Call => {
+            let shape = translation.shape(cx, index)?;
+            call_subroutine(code, cx, instruction.index(), rd, &shape, site)?;
+        }
+        Opcode::Pushtv | Opcode::Pushtr => {
+            let shape = translation.shape(cx, index)?;
+            push_tuple(code, cx, opcode, instruction, &shape, site);
+        }
+        Opcode::Popts | Opcode::Flushts => {
+            // Entries live at fixed places; the static shape tracks the stack's depth.
+        }
+        Opcode::Allocs => {
+            code.load_dif(Reg::R0, instruction.r1());
+            code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_0));
+            allocate_scratch(code, cx, ScratchSize::Slot(SPILL_0), site);
+            scratch_address(code, Reg::R1, Reg::R0);
+            code.store_dif(rd, Reg::R1);
+        }
+        Opcode::Copys => {
+            let (r1, r2) = (instruction.r1(), instruction.r2());
+            copy_into_scratch(code, cx, r1, r2, rd, site);
+        }
+        Opcode::Xlate | Opcode::Xlarg => {
+            code.fault(
+                cx.fault_exit,
+                FaultCode::IllegalOperation,
+                FaultValue::Constant(instruction.index() as i32),
+                site,
+            );
+        }
+        _ => translate_load(code, cx, opcode, instruction, site),
+    }
+    Ok(())
+}
+
+/// Arithmetic and logic without faults: the binary operations, `not` and `mov`.
+fn translate_arithmetic(code: &mut ProgramCode, opcode: Opcode, instruction: Instruction) {
+    let (r1, r2, rd) = (instruction.r1(), instruction.r2(), instruction.rd());
+    match opcode {
+        Opcode::Not => {
+            code.load_dif(Reg::R0, r1);
+            code.alu_imm(AluOp::Xor, Reg::R0, -1);
+            code.store_dif(rd, Reg::R0);
+        }
+        Opcode::Mov => {
+            code.load_dif(Reg::R0, r1);
+            code.store_dif(rd, Reg::R0);
+        }
+        _ => {
+            code.load_dif(Reg::R0, r1);
+            code.load_dif(Reg::R1, r2);
             let op = match opcode {
                 Opcode::Or => AluOp::Or,
                 Opcode::Xor => AluOp::Xor,
@@ -121,43 +223,61 @@ fn translate_instruction(
             };
             if matches!(op, AluOp::Lsh | AluOp::Rsh | AluOp::Arsh) {
                 // Shift counts wrap at 64, as Rust's wrapping shifts do.
-                emitter.alu_imm(AluOp::And, Reg::R1, 63);
+                code.alu_imm(AluOp::And, Reg::R1, 63);
             }
-            emitter.alu_reg(op, Reg::R0, Reg::R1);
-            emitter.store_dif(rd, Reg::R0);
+            code.alu_reg(op, Reg::R0, Reg::R1);
+            code.store_dif(rd, Reg::R0);
         }
-        Opcode::Sdiv | Opcode::Udiv | Opcode::Srem | Opcode::Urem => {
-            emitter.load_dif(Reg::R0, r1);
-            emitter.load_dif(Reg::R1, r2);
-            let nonzero = emitter.label();
-            emitter.asm.jmp_imm_to(JmpOp::Ne, Reg::R1, 0, nonzero);
-            // The interpreter clears the destination before faulting.
-            emitter.emit(Insn::mov64_imm(Reg::R2, 0));
-            emitter.store_dif(rd, Reg::R2);
-            emitter.fault(FaultCode::DivideByZero, FaultValue::Constant(0), site);
-            emitter.bind(nonzero);
-            match opcode {
-                Opcode::Sdiv => signed_division(emitter, SignedDivision::Quotient),
-                Opcode::Srem => signed_division(emitter, SignedDivision::Remainder),
-                Opcode::Udiv => emitter.alu_reg(AluOp::Div, Reg::R0, Reg::R1),
-                _ => emitter.alu_reg(AluOp::Mod, Reg::R0, Reg::R1),
-            }
-            emitter.store_dif(rd, Reg::R0);
-        }
-        Opcode::Not => {
-            emitter.load_dif(Reg::R0, r1);
-            emitter.alu_imm(AluOp::Xor, Reg::R0, -1);
-            emitter.store_dif(rd, Reg::R0);
-        }
-        Opcode::Mov => {
-            emitter.load_dif(Reg::R0, r1);
-            emitter.store_dif(rd, Reg::R0);
-        }
+    }
+}
+
+/// `sdiv`, `udiv`, `srem`, `urem`: a zero divisor faults.
+fn translate_division(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    opcode: Opcode,
+    instruction: Instruction,
+    site: FaultSite,
+) {
+    let (r1, r2, rd) = (instruction.r1(), instruction.r2(), instruction.rd());
+    code.load_dif(Reg::R0, r1);
+    code.load_dif(Reg::R1, r2);
+    let nonzero = code.label();
+    code.asm.jmp_imm_to(JmpOp::Ne, Reg::R1, 0, nonzero);
+    // The interpreter clears the destination before faulting.
+    code.emit(Insn::mov64_imm(Reg::R2, 0));
+    code.store_dif(rd, Reg::R2);
+    code.fault(
+        cx.fault_exit,
+        FaultCode::DivideByZero,
+        FaultValue::Constant(0),
+        site,
+    );
+    code.bind(nonzero);
+    match opcode {
+        Opcode::Sdiv => signed_division(code, SignedDivision::Quotient),
+        Opcode::Srem => signed_division(code, SignedDivision::Remainder),
+        Opcode::Udiv => code.alu_reg(AluOp::Div, Reg::R0, Reg::R1),
+        _ => code.alu_reg(AluOp::Mod, Reg::R0, Reg::R1),
+    }
+    code.store_dif(rd, Reg::R0);
+}
+
+/// `cmp`, `tst`, `scmp`: the condition-code operands (see `registers`).
+fn translate_comparison(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    opcode: Opcode,
+    instruction: Instruction,
+    site: FaultSite,
+) {
+    let (r1, r2) = (instruction.r1(), instruction.r2());
+    match opcode {
         Opcode::Cmp => {
-            emitter.load_dif(Reg::R0, r1);
-            emitter.load_dif(Reg::R1, r2);
-            emitter.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, CONDITION_LEFT));
-            emitter.emit(Insn::stx_mem(
+            code.load_dif(Reg::R0, r1);
+            code.load_dif(Reg::R1, r2);
+            code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, CONDITION_LEFT));
+            code.emit(Insn::stx_mem(
                 MemSize::DW,
                 Reg::FP,
                 Reg::R1,
@@ -165,139 +285,145 @@ fn translate_instruction(
             ));
         }
         Opcode::Tst => {
-            let zero = emitter.label();
-            emitter.load_dif(Reg::R0, r1);
-            emitter.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, zero);
-            emitter.emit(Insn::mov64_imm(Reg::R0, 1));
-            emitter.bind(zero);
-            emitter.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, CONDITION_LEFT));
-            emitter.emit(Insn::st_mem(MemSize::DW, Reg::FP, CONDITION_RIGHT, 0));
+            let zero = code.label();
+            code.load_dif(Reg::R0, r1);
+            code.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, zero);
+            code.emit(Insn::mov64_imm(Reg::R0, 1));
+            code.bind(zero);
+            code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, CONDITION_LEFT));
+            code.emit(Insn::st_mem(MemSize::DW, Reg::FP, CONDITION_RIGHT, 0));
         }
-        Opcode::Scmp => {
-            emitter.compare_strings(r1, r2, site);
-            emitter.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, CONDITION_LEFT));
-            emitter.emit(Insn::st_mem(MemSize::DW, Reg::FP, CONDITION_RIGHT, 0));
+        _ => {
+            compare_strings(code, cx, r1, r2, site);
+            code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, CONDITION_LEFT));
+            code.emit(Insn::st_mem(MemSize::DW, Reg::FP, CONDITION_RIGHT, 0));
         }
-        Opcode::Ba => {
-            let target = translation.labels[instruction.label() as usize];
-            emitter.asm.ja_to(target);
-        }
-        Opcode::Be
-        | Opcode::Bne
-        | Opcode::Bg
-        | Opcode::Bgu
-        | Opcode::Bge
-        | Opcode::Bgeu
-        | Opcode::Bl
-        | Opcode::Blu
-        | Opcode::Ble
-        | Opcode::Bleu => {
-            let target = translation.labels[instruction.label() as usize];
-            emitter.emit(Insn::ldx_mem(MemSize::DW, Reg::R0, Reg::FP, CONDITION_LEFT));
-            emitter.emit(Insn::ldx_mem(
-                MemSize::DW,
-                Reg::R1,
-                Reg::FP,
-                CONDITION_RIGHT,
-            ));
-            let unsigned = match opcode {
-                Opcode::Be => Some(JmpOp::Eq),
-                Opcode::Bne => Some(JmpOp::Ne),
-                Opcode::Bgu => Some(JmpOp::Gt),
-                Opcode::Bgeu => Some(JmpOp::Ge),
-                Opcode::Blu => Some(JmpOp::Lt),
-                Opcode::Bleu => Some(JmpOp::Le),
-                _ => None,
+    }
+}
+
+/// `ba` and the conditional branches, which compare the condition-code operands.
+fn translate_branch(
+    code: &mut ProgramCode,
+    translation: &DifoTranslation<'_>,
+    opcode: Opcode,
+    instruction: Instruction,
+) {
+    let target = translation.labels[instruction.label() as usize];
+    if opcode == Opcode::Ba {
+        code.asm.ja_to(target);
+        return;
+    }
+    code.emit(Insn::ldx_mem(MemSize::DW, Reg::R0, Reg::FP, CONDITION_LEFT));
+    code.emit(Insn::ldx_mem(
+        MemSize::DW,
+        Reg::R1,
+        Reg::FP,
+        CONDITION_RIGHT,
+    ));
+    let unsigned = match opcode {
+        Opcode::Be => Some(JmpOp::Eq),
+        Opcode::Bne => Some(JmpOp::Ne),
+        Opcode::Bgu => Some(JmpOp::Gt),
+        Opcode::Bgeu => Some(JmpOp::Ge),
+        Opcode::Blu => Some(JmpOp::Lt),
+        Opcode::Bleu => Some(JmpOp::Le),
+        _ => None,
+    };
+    match unsigned {
+        Some(op) => code.asm.jmp_reg_to(op, Reg::R0, Reg::R1, target),
+        None => {
+            // Signed branches test the sign of the difference (overflow is clear).
+            code.alu_reg(AluOp::Sub, Reg::R0, Reg::R1);
+            let op = match opcode {
+                Opcode::Bg => JmpOp::Sgt,
+                Opcode::Bge => JmpOp::Sge,
+                Opcode::Bl => JmpOp::Slt,
+                _ => JmpOp::Sle,
             };
-            match unsigned {
-                Some(op) => emitter.asm.jmp_reg_to(op, Reg::R0, Reg::R1, target),
-                None => {
-                    // Signed branches test the sign of the difference (overflow is clear).
-                    emitter.alu_reg(AluOp::Sub, Reg::R0, Reg::R1);
-                    let op = match opcode {
-                        Opcode::Bg => JmpOp::Sgt,
-                        Opcode::Bge => JmpOp::Sge,
-                        Opcode::Bl => JmpOp::Slt,
-                        _ => JmpOp::Sle,
-                    };
-                    emitter.asm.jmp_imm_to(op, Reg::R0, 0, target);
-                }
-            }
+            code.asm.jmp_imm_to(op, Reg::R0, 0, target);
         }
-        Opcode::Ldsb
-        | Opcode::Ldsh
-        | Opcode::Ldsw
-        | Opcode::Ldub
-        | Opcode::Lduh
-        | Opcode::Lduw
-        | Opcode::Ldx
-        | Opcode::Uldsb
-        | Opcode::Uldsh
-        | Opcode::Uldsw
-        | Opcode::Uldub
-        | Opcode::Ulduh
-        | Opcode::Ulduw
-        | Opcode::Uldx
-        | Opcode::Rldsb
-        | Opcode::Rldsh
-        | Opcode::Rldsw
-        | Opcode::Rldub
-        | Opcode::Rlduh
-        | Opcode::Rlduw
-        | Opcode::Rldx => {
-            let (size, signed, access) = load_kind(opcode);
-            emitter.load_dif(SAVED_1, r1);
-            if access != Access::User && size > 1 {
-                emitter.emit(Insn::mov64_reg(Reg::R0, SAVED_1));
-                emitter.alu_imm(AluOp::And, Reg::R0, size as i32 - 1);
-                emitter.fault_if_imm(
-                    JmpOp::Ne,
-                    Reg::R0,
-                    0,
-                    FaultCode::BadAlignment,
-                    FaultValue::Register(SAVED_1),
-                    site,
-                );
-            }
-            emitter.load_memory(SAVED_1, size, access, site);
-            if signed && size < 8 {
-                let shift = 64 - 8 * size as i32;
-                emitter.alu_imm(AluOp::Lsh, Reg::R0, shift);
-                emitter.alu_imm(AluOp::Arsh, Reg::R0, shift);
-            }
-            emitter.store_dif(rd, Reg::R0);
-        }
-        Opcode::Stb | Opcode::Sth | Opcode::Stw | Opcode::Stx => {
-            let size = match opcode {
-                Opcode::Stb => 1,
-                Opcode::Sth => 2,
-                Opcode::Stw => 4,
-                _ => 8,
-            };
-            emitter.load_dif(SAVED_1, rd);
-            if size > 1 {
-                emitter.emit(Insn::mov64_reg(Reg::R0, SAVED_1));
-                emitter.alu_imm(AluOp::And, Reg::R0, size as i32 - 1);
-                emitter.fault_if_imm(
-                    JmpOp::Ne,
-                    Reg::R0,
-                    0,
-                    FaultCode::BadAlignment,
-                    FaultValue::Register(SAVED_1),
-                    site,
-                );
-            }
-            emitter.writable_scratch(SAVED_1, WriteSize::Constant(size), SAVED_0, site);
-            emitter.load_dif(Reg::R0, r1);
-            let memory_size = MemSize::from_bytes(size as usize).unwrap_or(MemSize::DW);
-            emitter.emit(Insn::stx_mem(memory_size, SAVED_0, Reg::R0, 0));
-            emitter.emit(Insn::mov64_imm(SAVED_0, 0));
-        }
-        Opcode::Ret => {
-            emitter.load_dif(SAVED_0, rd);
-            emitter.asm.ja_to(translation.end);
-        }
-        Opcode::Nop => {}
+    }
+}
+
+/// The sized loads (`ld*`, `uld*`, `rld*`), with alignment checks and sign extension.
+fn translate_load(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    opcode: Opcode,
+    instruction: Instruction,
+    site: FaultSite,
+) {
+    let (r1, rd) = (instruction.r1(), instruction.rd());
+    let (size, signed, access) = load_kind(opcode);
+    code.load_dif(SAVED_1, r1);
+    if access != Access::User && size > 1 {
+        code.emit(Insn::mov64_reg(Reg::R0, SAVED_1));
+        code.alu_imm(AluOp::And, Reg::R0, size as i32 - 1);
+        code.fault_if_imm(
+            cx.fault_exit,
+            JmpOp::Ne,
+            Reg::R0,
+            0,
+            FaultCode::BadAlignment,
+            FaultValue::Register(SAVED_1),
+            site,
+        );
+    }
+    load_memory(code, cx, SAVED_1, size, access, site);
+    if signed && size < 8 {
+        let shift = 64 - 8 * size as i32;
+        code.alu_imm(AluOp::Lsh, Reg::R0, shift);
+        code.alu_imm(AluOp::Arsh, Reg::R0, shift);
+    }
+    code.store_dif(rd, Reg::R0);
+}
+
+/// `stb`, `sth`, `stw`, `stx`: stores into scratch, aligned.
+fn translate_store(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    opcode: Opcode,
+    instruction: Instruction,
+    site: FaultSite,
+) {
+    let (r1, rd) = (instruction.r1(), instruction.rd());
+    let size = match opcode {
+        Opcode::Stb => 1,
+        Opcode::Sth => 2,
+        Opcode::Stw => 4,
+        _ => 8,
+    };
+    code.load_dif(SAVED_1, rd);
+    if size > 1 {
+        code.emit(Insn::mov64_reg(Reg::R0, SAVED_1));
+        code.alu_imm(AluOp::And, Reg::R0, size as i32 - 1);
+        code.fault_if_imm(
+            cx.fault_exit,
+            JmpOp::Ne,
+            Reg::R0,
+            0,
+            FaultCode::BadAlignment,
+            FaultValue::Register(SAVED_1),
+            site,
+        );
+    }
+    writable_scratch(code, cx, SAVED_1, WriteSize::Constant(size), SAVED_0, site);
+    code.load_dif(Reg::R0, r1);
+    let memory_size = MemSize::from_bytes(size as usize).unwrap_or(MemSize::DW);
+    code.emit(Insn::stx_mem(memory_size, SAVED_0, Reg::R0, 0));
+    code.emit(Insn::mov64_imm(SAVED_0, 0));
+}
+
+/// `setx` (from the integer table) and `sets` (an address in the string table).
+fn translate_constant(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    translation: &DifoTranslation<'_>,
+    opcode: Opcode,
+    instruction: Instruction,
+) {
+    let rd = instruction.rd();
+    match opcode {
         Opcode::Setx => {
             let value = translation
                 .difo
@@ -305,81 +431,53 @@ fn translate_instruction(
                 .get(instruction.index() as usize)
                 .copied()
                 .unwrap_or(0);
-            emitter.load_constant(Reg::R0, value);
-            emitter.store_dif(rd, Reg::R0);
+            code.load_constant(Reg::R0, value);
+            code.store_dif(rd, Reg::R0);
         }
-        Opcode::Sets => {
-            let base = emitter
-                .layout
+        _ => {
+            let base = cx
+                .layout()
                 .string_tables
                 .get(&translation.location)
                 .copied()
                 .unwrap_or(0);
             let address = TAG_CONSTANTS << TAG_SHIFT | (base as u64 + instruction.index() as u64);
-            emitter.load_constant(Reg::R0, address);
-            emitter.store_dif(rd, Reg::R0);
-        }
-        Opcode::Ldga => {
-            emitter.load_dif(Reg::R1, r2);
-            if r1 as u16 == builtin_array::ARGS {
-                emitter.load_argument_by_index(Reg::R1, site);
-            } else if r1 as u16 == builtin_array::REGS || r1 as u16 == builtin_array::UREGS {
-                emitter.load_register(r1 as u16 == builtin_array::UREGS, site);
-            } else {
-                // User scalar arrays are not stored by the engines; the interpreter faults.
-                emitter.fault(
-                    FaultCode::IllegalOperation,
-                    FaultValue::Register(Reg::R1),
-                    site,
-                );
-                return Ok(());
-            }
-            emitter.store_dif(rd, Reg::R0);
-        }
-        Opcode::Ldta => {
-            emitter.emit(Insn::mov64_imm(Reg::R0, 0));
-            emitter.store_dif(rd, Reg::R0);
-        }
-        Opcode::Ldgs | Opcode::Ldts | Opcode::Ldls => {
-            emitter.load_variable(opcode, instruction.index(), rd, site)?;
-        }
-        Opcode::Stgs | Opcode::Stts | Opcode::Stls => {
-            emitter.store_variable(opcode, instruction.index(), rd, site)?;
-        }
-        Opcode::Ldgaa | Opcode::Ldtaa | Opcode::Stgaa | Opcode::Sttaa => {
-            let shape = translation.shape(emitter, index)?;
-            emitter.access_associative(opcode, instruction.index(), rd, &shape, site)?;
-        }
-        Opcode::Call => {
-            let shape = translation.shape(emitter, index)?;
-            emitter.call_subroutine(instruction.index(), rd, &shape, site)?;
-        }
-        Opcode::Pushtv | Opcode::Pushtr => {
-            let shape = translation.shape(emitter, index)?;
-            push_tuple(emitter, opcode, instruction, &shape, site);
-        }
-        Opcode::Popts | Opcode::Flushts => {
-            // Entries live at fixed places; the static shape tracks the stack's depth.
-        }
-        Opcode::Allocs => {
-            emitter.load_dif(Reg::R0, r1);
-            emitter.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_0));
-            emitter.allocate_scratch(ScratchSize::Slot(SPILL_0), site);
-            emitter.scratch_address(Reg::R1, Reg::R0);
-            emitter.store_dif(rd, Reg::R1);
-        }
-        Opcode::Copys => {
-            copy_into_scratch(emitter, r1, r2, rd, site);
-        }
-        Opcode::Xlate | Opcode::Xlarg => {
-            emitter.fault(
-                FaultCode::IllegalOperation,
-                FaultValue::Constant(instruction.index() as i32),
-                site,
-            );
+            code.load_constant(Reg::R0, address);
+            code.store_dif(rd, Reg::R0);
         }
     }
-    Ok(())
+}
+
+/// `ldga` (`args[]`, `regs[]`, `uregs[]`) and `ldta`.
+fn translate_array_load(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    opcode: Opcode,
+    instruction: Instruction,
+    site: FaultSite,
+) {
+    let (r1, r2, rd) = (instruction.r1(), instruction.r2(), instruction.rd());
+    if opcode == Opcode::Ldta {
+        code.emit(Insn::mov64_imm(Reg::R0, 0));
+        code.store_dif(rd, Reg::R0);
+        return;
+    }
+    code.load_dif(Reg::R1, r2);
+    if r1 as u16 == builtin_array::ARGS {
+        load_argument_by_index(code, cx, Reg::R1, site);
+    } else if r1 as u16 == builtin_array::REGS || r1 as u16 == builtin_array::UREGS {
+        load_register(code, cx, r1 as u16 == builtin_array::UREGS, site);
+    } else {
+        // User scalar arrays are not stored by the engines; the interpreter faults.
+        code.fault(
+            cx.fault_exit,
+            FaultCode::IllegalOperation,
+            FaultValue::Register(Reg::R1),
+            site,
+        );
+        return;
+    }
+    code.store_dif(rd, Reg::R0);
 }
 
 fn load_kind(opcode: Opcode) -> (u32, bool, Access) {
@@ -408,51 +506,53 @@ fn load_kind(opcode: Opcode) -> (u32, bool, Access) {
     }
 }
 
-/// Work-area offset of tuple entry `position`'s (value, size) words.
-pub fn tuple_entry(emitter: &Emitter<'_>, position: usize) -> u32 {
-    emitter.layout.state.tuples + 24 * position as u32
-}
-
 /// `pushtv` and `pushtr`: the entry goes at the next fixed place; a full stack faults.
 fn push_tuple(
-    emitter: &mut Emitter<'_>,
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
     opcode: Opcode,
     instruction: Instruction,
     shape: &[EntryKind],
     site: FaultSite,
 ) {
     if shape.len() >= difvm::isa::DIF_TUPLE_STACK_DEPTH {
-        emitter.fault(FaultCode::TupleOverflow, FaultValue::Constant(0), site);
+        code.fault(
+            cx.fault_exit,
+            FaultCode::TupleOverflow,
+            FaultValue::Constant(0),
+            site,
+        );
         return;
     }
-    let entry = tuple_entry(emitter, shape.len());
+    let entry = tuple_entry(cx.layout(), shape.len());
     let (r2, rd) = (instruction.r2(), instruction.rd());
     if opcode == Opcode::Pushtv {
-        emitter.load_dif(Reg::R0, rd);
-        emitter.store_state(entry, Reg::R0);
-        emitter.store_state_imm(entry + 8, 0);
+        code.load_dif(Reg::R0, rd);
+        code.store_state(entry, Reg::R0);
+        code.store_state_imm(entry + 8, 0);
         return;
     }
-    emitter.load_dif(SAVED_1, rd);
-    emitter.store_state(entry, SAVED_1);
-    emitter.load_dif(Reg::R0, r2);
+    code.load_dif(SAVED_1, rd);
+    code.store_state(entry, SAVED_1);
+    code.load_dif(Reg::R0, r2);
     if instruction.r1() == DIF_TYPE_STRING {
         // The entry's size is the string's length plus the NUL, read with the pushed size
         // (0 or more than strsize meaning strsize) as the bound.
-        let strsize = emitter.layout.options.strsize;
-        let bounded = emitter.label();
-        let whole = emitter.label();
-        emitter.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, whole);
-        emitter
-            .asm
+        let strsize = cx.layout().options.strsize;
+        let bounded = code.label();
+        let whole = code.label();
+        code.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, whole);
+        code.asm
             .jmp_imm_to(JmpOp::Gt, Reg::R0, strsize as i32, whole);
-        emitter.asm.ja_to(bounded);
-        emitter.bind(whole);
-        emitter.emit(Insn::mov64_imm(Reg::R0, strsize as i32));
-        emitter.bind(bounded);
-        emitter.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_0));
-        let buffer = emitter.layout.state.string_buffers;
-        emitter.read_string(
+        code.asm.ja_to(bounded);
+        code.bind(whole);
+        code.emit(Insn::mov64_imm(Reg::R0, strsize as i32));
+        code.bind(bounded);
+        code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_0));
+        let buffer = cx.layout().state.string_buffers;
+        read_string(
+            code,
+            cx,
             SAVED_1,
             strsize,
             Some(SPILL_0),
@@ -460,10 +560,11 @@ fn push_tuple(
             Access::Kernel,
             site,
         );
-        emitter.alu_imm(AluOp::Add, Reg::R0, 1);
-        emitter.store_state(entry + 8, Reg::R0);
+        code.alu_imm(AluOp::Add, Reg::R0, 1);
+        code.store_state(entry + 8, Reg::R0);
     } else {
-        emitter.fault_if_imm(
+        code.fault_if_imm(
+            cx.fault_exit,
             JmpOp::Gt,
             Reg::R0,
             MAX_OBJECT_SIZE,
@@ -471,24 +572,39 @@ fn push_tuple(
             FaultValue::Register(Reg::R0),
             site,
         );
-        emitter.store_state(entry + 8, Reg::R0);
+        code.store_state(entry + 8, Reg::R0);
     }
 }
 
 /// `copys r1, r2, rd`: copies `r2` bytes from `r1` into scratch at `rd`.
-fn copy_into_scratch(emitter: &mut Emitter<'_>, r1: u8, r2: u8, rd: u8, site: FaultSite) {
-    emitter.load_dif(SAVED_1, rd);
-    emitter.load_dif(Reg::R4, r2);
-    emitter.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R4, SPILL_0));
-    emitter.writable_scratch(SAVED_1, WriteSize::Register(Reg::R4), SAVED_0, site);
-    let done = emitter.label();
-    emitter.emit(Insn::ldx_mem(MemSize::DW, Reg::R2, Reg::FP, SPILL_0));
-    emitter.asm.jmp_imm_to(JmpOp::Eq, Reg::R2, 0, done);
-    emitter.load_dif(SAVED_1, r1);
-    emitter.resolve_address_extent(SAVED_1, SPILL_0, Reg::R3, Access::Kernel, site);
-    emitter.emit(Insn::ldx_mem(MemSize::DW, Reg::R2, Reg::FP, SPILL_0));
-    let scratch_size = emitter.layout.state.scratch_size;
-    emitter.fault_if_imm(
+fn copy_into_scratch(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    r1: u8,
+    r2: u8,
+    rd: u8,
+    site: FaultSite,
+) {
+    code.load_dif(SAVED_1, rd);
+    code.load_dif(Reg::R4, r2);
+    code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R4, SPILL_0));
+    writable_scratch(
+        code,
+        cx,
+        SAVED_1,
+        WriteSize::Register(Reg::R4),
+        SAVED_0,
+        site,
+    );
+    let done = code.label();
+    code.emit(Insn::ldx_mem(MemSize::DW, Reg::R2, Reg::FP, SPILL_0));
+    code.asm.jmp_imm_to(JmpOp::Eq, Reg::R2, 0, done);
+    code.load_dif(SAVED_1, r1);
+    resolve_address_extent(code, cx, SAVED_1, SPILL_0, Reg::R3, Access::Kernel, site);
+    code.emit(Insn::ldx_mem(MemSize::DW, Reg::R2, Reg::FP, SPILL_0));
+    let scratch_size = cx.layout().state.scratch_size;
+    code.fault_if_imm(
+        cx.fault_exit,
         JmpOp::Gt,
         Reg::R2,
         scratch_size as i32,
@@ -496,9 +612,10 @@ fn copy_into_scratch(emitter: &mut Emitter<'_>, r1: u8, r2: u8, rd: u8, site: Fa
         FaultValue::Register(SAVED_1),
         site,
     );
-    emitter.mov(Reg::R1, SAVED_0);
-    emitter.call(crate::ebpf::Helper::ProbeReadKernel);
-    emitter.fault_if_imm(
+    code.mov(Reg::R1, SAVED_0);
+    code.call(crate::ebpf::Helper::ProbeReadKernel);
+    code.fault_if_imm(
+        cx.fault_exit,
         JmpOp::Ne,
         Reg::R0,
         0,
@@ -506,8 +623,8 @@ fn copy_into_scratch(emitter: &mut Emitter<'_>, r1: u8, r2: u8, rd: u8, site: Fa
         FaultValue::Register(SAVED_1),
         site,
     );
-    emitter.bind(done);
-    emitter.emit(Insn::mov64_imm(SAVED_0, 0));
+    code.bind(done);
+    code.emit(Insn::mov64_imm(SAVED_0, 0));
 }
 
 /// Which result of a signed division is wanted.
@@ -523,36 +640,34 @@ enum SignedDivision {
 /// refuses the whole program, so the magnitudes are divided unsigned and the sign put
 /// back. `i64::MIN / -1` gives `i64::MIN` and `i64::MIN % -1` gives 0, the wrapping
 /// results the interpreter gives.
-fn signed_division(emitter: &mut Emitter<'_>, wanted: SignedDivision) {
-    let negate = |emitter: &mut Emitter<'_>, register: Reg| {
-        emitter.alu_imm(AluOp::Xor, register, -1);
-        emitter.alu_imm(AluOp::Add, register, 1);
+fn signed_division(code: &mut ProgramCode, wanted: SignedDivision) {
+    let negate = |code: &mut ProgramCode, register: Reg| {
+        code.alu_imm(AluOp::Xor, register, -1);
+        code.alu_imm(AluOp::Add, register, 1);
     };
     // r2 says whether the result is negative.
-    emitter.emit(Insn::mov64_imm(Reg::R2, 0));
-    let dividend_positive = emitter.label();
-    emitter
-        .asm
+    code.emit(Insn::mov64_imm(Reg::R2, 0));
+    let dividend_positive = code.label();
+    code.asm
         .jmp_imm_to(JmpOp::Sge, Reg::R0, 0, dividend_positive);
-    negate(emitter, Reg::R0);
-    emitter.alu_imm(AluOp::Xor, Reg::R2, 1);
-    emitter.bind(dividend_positive);
-    let divisor_positive = emitter.label();
-    emitter
-        .asm
+    negate(code, Reg::R0);
+    code.alu_imm(AluOp::Xor, Reg::R2, 1);
+    code.bind(dividend_positive);
+    let divisor_positive = code.label();
+    code.asm
         .jmp_imm_to(JmpOp::Sge, Reg::R1, 0, divisor_positive);
-    negate(emitter, Reg::R1);
+    negate(code, Reg::R1);
     if wanted == SignedDivision::Quotient {
-        emitter.alu_imm(AluOp::Xor, Reg::R2, 1);
+        code.alu_imm(AluOp::Xor, Reg::R2, 1);
     }
-    emitter.bind(divisor_positive);
+    code.bind(divisor_positive);
     let operation = match wanted {
         SignedDivision::Quotient => AluOp::Div,
         SignedDivision::Remainder => AluOp::Mod,
     };
-    emitter.alu_reg(operation, Reg::R0, Reg::R1);
-    let done = emitter.label();
-    emitter.asm.jmp_imm_to(JmpOp::Eq, Reg::R2, 0, done);
-    negate(emitter, Reg::R0);
-    emitter.bind(done);
+    code.alu_reg(operation, Reg::R0, Reg::R1);
+    let done = code.label();
+    code.asm.jmp_imm_to(JmpOp::Eq, Reg::R2, 0, done);
+    negate(code, Reg::R0);
+    code.bind(done);
 }

@@ -10,10 +10,12 @@
 
 use difvm::object::FaultCode;
 
-use super::emitter::{Emitter, FaultSite, FaultValue};
-use super::layout::{TAG_CONSTANTS, TAG_GLOBALS, TAG_SCRATCH, TAG_SHIFT, TAG_STATE};
+use super::code::{FaultSite, FaultValue, ProgramCode};
 use super::registers::{SPILL_4, STATE};
+use super::translation_context::StatementContext;
 use crate::ebpf::{AluOp, Helper, Insn, JmpOp, MemSize, Reg};
+use crate::map_layout::ProgramLayout;
+use crate::map_layout::{TAG_CONSTANTS, TAG_GLOBALS, TAG_SCRATCH, TAG_SHIFT, TAG_STATE};
 
 /// Which memory a read may reach (the interpreter's `Access`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,455 +43,527 @@ pub enum StringDestination {
     Pointer(Reg),
 }
 
-impl Emitter<'_> {
-    /// Sets `dst` to a real address from which `size` bytes can be read for the DIF
-    /// address in `address` (which must be r8 or r9 and is kept), faulting with `invalid
-    /// address` (reporting the DIF address) when a tagged address is out of its area or
-    /// when `access` forbids the memory. Clobbers r1 and r2; `dst` is r3, r4 or r5.
-    pub fn resolve_address(
-        &mut self,
-        address: Reg,
-        size: u32,
-        dst: Reg,
-        access: Access,
-        site: FaultSite,
-    ) {
-        self.resolve(address, Extent::Constant(size), dst, access, site);
-    }
+/// Sets `dst` to a real address from which `size` bytes can be read for the DIF
+/// address in `address` (which must be r8 or r9 and is kept), faulting with `invalid
+/// address` (reporting the DIF address) when a tagged address is out of its area or
+/// when `access` forbids the memory. Clobbers r1 and r2; `dst` is r3, r4 or r5.
+pub fn resolve_address(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    address: Reg,
+    size: u32,
+    dst: Reg,
+    access: Access,
+    site: FaultSite,
+) {
+    resolve(code, cx, address, Extent::Constant(size), dst, access, site);
+}
 
-    /// [`Self::resolve_address`] for a read whose size is in the stack slot `size_slot`
-    /// (`copys`, `bcopy`): a tagged address must have the whole extent in its area.
-    pub fn resolve_address_extent(
-        &mut self,
-        address: Reg,
-        size_slot: i16,
-        dst: Reg,
-        access: Access,
-        site: FaultSite,
-    ) {
-        self.resolve(address, Extent::Slot(size_slot), dst, access, site);
-    }
+/// [`Self::resolve_address`] for a read whose size is in the stack slot `size_slot`
+/// (`copys`, `bcopy`): a tagged address must have the whole extent in its area.
+pub fn resolve_address_extent(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    address: Reg,
+    size_slot: i16,
+    dst: Reg,
+    access: Access,
+    site: FaultSite,
+) {
+    resolve(
+        code,
+        cx,
+        address,
+        Extent::Slot(size_slot),
+        dst,
+        access,
+        site,
+    );
+}
 
-    fn resolve(&mut self, address: Reg, extent: Extent, dst: Reg, access: Access, site: FaultSite) {
-        let done = self.label();
-        if access == Access::User {
-            self.mov(dst, address);
-            self.bind(done);
-            return;
-        }
-        let areas = self.tagged_areas();
-        self.emit(Insn::mov64_reg(Reg::R1, address));
-        self.emit(Insn::alu64_imm(AluOp::Rsh, Reg::R1, 32));
-        let mut next = self.label();
-        for area in &areas {
-            self.bind(next);
-            next = self.label();
-            self.emit(Insn::mov32_imm(Reg::R2, area.tag_high));
-            self.asm.jmp_reg_to(JmpOp::Ne, Reg::R1, Reg::R2, next);
-            // The offset, checked against the area's end (for scratch, the allocated end).
-            self.emit(Insn::mov32_reg(Reg::R1, address));
-            let size = match extent {
-                Extent::Constant(size) => size,
-                Extent::Slot(_) => 0,
-            };
-            if size > area.size {
-                self.fault(FaultCode::BadAddress, FaultValue::Register(address), site);
-                continue;
-            }
-            self.fault_if_imm(
-                JmpOp::Gt,
-                Reg::R1,
-                (area.size - size) as i32,
+fn resolve(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    address: Reg,
+    extent: Extent,
+    dst: Reg,
+    access: Access,
+    site: FaultSite,
+) {
+    let done = code.label();
+    if access == Access::User {
+        code.mov(dst, address);
+        code.bind(done);
+        return;
+    }
+    let areas = tagged_areas(cx.layout());
+    code.emit(Insn::mov64_reg(Reg::R1, address));
+    code.emit(Insn::alu64_imm(AluOp::Rsh, Reg::R1, 32));
+    let mut next = code.label();
+    for area in &areas {
+        code.bind(next);
+        next = code.label();
+        code.emit(Insn::mov32_imm(Reg::R2, area.tag_high));
+        code.asm.jmp_reg_to(JmpOp::Ne, Reg::R1, Reg::R2, next);
+        // The offset, checked against the area's end (for scratch, the allocated end).
+        code.emit(Insn::mov32_reg(Reg::R1, address));
+        let size = match extent {
+            Extent::Constant(size) => size,
+            Extent::Slot(_) => 0,
+        };
+        if size > area.size {
+            code.fault(
+                cx.fault_exit,
                 FaultCode::BadAddress,
                 FaultValue::Register(address),
                 site,
             );
-            if let Extent::Slot(slot) = extent {
-                self.emit(Insn::ldx_mem(MemSize::DW, Reg::R2, Reg::FP, slot));
-                self.fault_if_imm(
-                    JmpOp::Gt,
-                    Reg::R2,
-                    area.size as i32,
-                    FaultCode::BadAddress,
-                    FaultValue::Register(address),
-                    site,
-                );
-                self.alu_reg(AluOp::Add, Reg::R2, Reg::R1);
-                if area.is_scratch {
-                    self.load_state(dst, self.layout.state.scratch_used);
-                } else {
-                    self.load_constant(dst, area.size as u64);
-                }
-                self.fault_if_reg(
-                    JmpOp::Gt,
-                    Reg::R2,
-                    dst,
-                    FaultCode::BadAddress,
-                    FaultValue::Register(address),
-                    site,
-                );
-            } else if area.is_scratch {
-                self.emit(Insn::mov64_reg(Reg::R2, Reg::R1));
-                self.emit(Insn::add64_imm(Reg::R2, size as i32));
-                self.emit(Insn::ldx_mem(
-                    MemSize::DW,
-                    dst,
-                    STATE,
-                    self.layout.state.scratch_used as i16,
-                ));
-                self.fault_if_reg(
-                    JmpOp::Gt,
-                    Reg::R2,
-                    dst,
-                    FaultCode::BadAddress,
-                    FaultValue::Register(address),
-                    site,
-                );
-            }
-            self.area_base(dst, area);
-            self.emit(Insn::alu64_reg(AluOp::Add, dst, Reg::R1));
-            self.asm.ja_to(done);
+            continue;
         }
-        self.bind(next);
-        // Any other address with one of the tags lies in no area.
-        self.emit(Insn::mov64_reg(Reg::R1, address));
-        self.emit(Insn::alu64_imm(AluOp::Rsh, Reg::R1, TAG_SHIFT as i32));
-        let external = self.label();
-        self.asm
-            .jmp_imm_to(JmpOp::Lt, Reg::R1, TAG_SCRATCH as i32, external);
-        self.asm
-            .jmp_imm_to(JmpOp::Gt, Reg::R1, TAG_CONSTANTS as i32, external);
-        self.fault(FaultCode::BadAddress, FaultValue::Register(address), site);
-        self.bind(external);
-        if access == Access::Restricted {
-            self.fault(FaultCode::BadAddress, FaultValue::Register(address), site);
-        } else {
-            self.mov(dst, address);
-        }
-        self.bind(done);
-    }
-
-    /// Reads `size` (1, 2, 4 or 8) bytes at the DIF address in `address` (r8 or r9) into
-    /// r0, zero-extended; faults with `invalid address` when unreadable.
-    pub fn load_memory(&mut self, address: Reg, size: u32, access: Access, site: FaultSite) {
-        let temporary = self.layout.state.temporary;
-        self.copy_memory_to_state(address, size, temporary, access, site);
-        let memory_size = MemSize::from_bytes(size as usize).unwrap_or(MemSize::DW);
-        self.emit(Insn::ldx_mem(memory_size, Reg::R0, STATE, temporary as i16));
-    }
-
-    /// Copies `size` bytes (a constant no larger than the destination) from the DIF
-    /// address in `address` (r8 or r9) to the work area at `destination`; faults with
-    /// `invalid address` when unreadable.
-    pub fn copy_memory_to_state(
-        &mut self,
-        address: Reg,
-        size: u32,
-        destination: u32,
-        access: Access,
-        site: FaultSite,
-    ) {
-        if size == 0 {
-            return;
-        }
-        self.resolve_address(address, size, Reg::R3, access, site);
-        self.state_pointer(Reg::R1, destination);
-        self.emit(Insn::mov64_imm(Reg::R2, size as i32));
-        let helper = if access == Access::User {
-            Helper::ProbeReadUser
-        } else {
-            Helper::ProbeReadKernel
-        };
-        self.call(helper);
-        self.fault_if_imm(
-            JmpOp::Ne,
-            Reg::R0,
-            0,
+        code.fault_if_imm(
+            cx.fault_exit,
+            JmpOp::Gt,
+            Reg::R1,
+            (area.size - size) as i32,
             FaultCode::BadAddress,
             FaultValue::Register(address),
             site,
         );
-    }
-
-    /// Reads the NUL-terminated string at the DIF address in `address` (r8 or r9): at most
-    /// `bound` bytes (and at most the run-time bound in `runtime_bound`, a stack slot, when
-    /// given), written with a NUL to `destination`. Leaves the length (without the NUL) in
-    /// r0. Faults with `invalid address` when unreadable (NULL included).
-    pub fn read_string(
-        &mut self,
-        address: Reg,
-        bound: u32,
-        runtime_bound: Option<i16>,
-        destination: StringDestination,
-        access: Access,
-        site: FaultSite,
-    ) {
-        let read = self.label();
-        let areas = if access == Access::User {
-            Vec::new()
-        } else {
-            self.tagged_areas()
-        };
-        // r2 = bytes the string may span; r3 = where it starts.
-        if !areas.is_empty() {
-            self.emit(Insn::mov64_reg(Reg::R1, address));
-            self.emit(Insn::alu64_imm(AluOp::Rsh, Reg::R1, 32));
-        }
-        let mut next = self.label();
-        for area in &areas {
-            self.bind(next);
-            next = self.label();
-            self.emit(Insn::mov32_imm(Reg::R2, area.tag_high));
-            self.asm.jmp_reg_to(JmpOp::Ne, Reg::R1, Reg::R2, next);
-            self.emit(Insn::mov32_reg(Reg::R3, address));
-            if area.is_scratch {
-                self.emit(Insn::ldx_mem(
-                    MemSize::DW,
-                    Reg::R2,
-                    STATE,
-                    self.layout.state.scratch_used as i16,
-                ));
-            } else {
-                self.load_constant(Reg::R2, area.size as u64);
-            }
-            self.fault_if_reg(
+        if let Extent::Slot(slot) = extent {
+            code.emit(Insn::ldx_mem(MemSize::DW, Reg::R2, Reg::FP, slot));
+            code.fault_if_imm(
+                cx.fault_exit,
                 JmpOp::Gt,
-                Reg::R3,
                 Reg::R2,
-                FaultCode::BadAddress,
-                FaultValue::Register(address),
-                site,
-            );
-            self.fault_if_imm(
-                JmpOp::Gt,
-                Reg::R3,
                 area.size as i32,
                 FaultCode::BadAddress,
                 FaultValue::Register(address),
                 site,
             );
-            self.emit(Insn::alu64_reg(AluOp::Sub, Reg::R2, Reg::R3));
-            self.area_base(Reg::R4, area);
-            self.emit(Insn::alu64_reg(AluOp::Add, Reg::R3, Reg::R4));
-            self.asm.ja_to(read);
+            code.alu_reg(AluOp::Add, Reg::R2, Reg::R1);
+            if area.is_scratch {
+                code.load_state(dst, cx.layout().state.scratch_used);
+            } else {
+                code.load_constant(dst, area.size as u64);
+            }
+            code.fault_if_reg(
+                cx.fault_exit,
+                JmpOp::Gt,
+                Reg::R2,
+                dst,
+                FaultCode::BadAddress,
+                FaultValue::Register(address),
+                site,
+            );
+        } else if area.is_scratch {
+            code.emit(Insn::mov64_reg(Reg::R2, Reg::R1));
+            code.emit(Insn::add64_imm(Reg::R2, size as i32));
+            code.emit(Insn::ldx_mem(
+                MemSize::DW,
+                dst,
+                STATE,
+                cx.layout().state.scratch_used as i16,
+            ));
+            code.fault_if_reg(
+                cx.fault_exit,
+                JmpOp::Gt,
+                Reg::R2,
+                dst,
+                FaultCode::BadAddress,
+                FaultValue::Register(address),
+                site,
+            );
         }
-        self.bind(next);
-        if !areas.is_empty() {
-            self.emit(Insn::mov64_reg(Reg::R1, address));
-            self.emit(Insn::alu64_imm(AluOp::Rsh, Reg::R1, TAG_SHIFT as i32));
-            let external = self.label();
-            self.asm
-                .jmp_imm_to(JmpOp::Lt, Reg::R1, TAG_SCRATCH as i32, external);
-            self.asm
-                .jmp_imm_to(JmpOp::Gt, Reg::R1, TAG_CONSTANTS as i32, external);
-            self.fault(FaultCode::BadAddress, FaultValue::Register(address), site);
-            self.bind(external);
-        }
-        if access == Access::Restricted {
-            self.fault(FaultCode::BadAddress, FaultValue::Register(address), site);
-        }
-        self.load_constant(Reg::R2, bound as u64);
-        self.mov(Reg::R3, address);
-        self.bind(read);
-        // Clamp the span to the bounds, then allow for the NUL. The run-time bound comes
-        // first and the constant last: verifiers before Linux 6.8 or so learn nothing from
-        // comparing two registers, so only a final comparison with a constant bounds the
-        // size they check.
-        if let Some(slot) = runtime_bound {
-            let within = self.label();
-            self.emit(Insn::ldx_mem(MemSize::DW, Reg::R4, Reg::FP, slot));
-            self.asm.jmp_reg_to(JmpOp::Le, Reg::R2, Reg::R4, within);
-            self.emit(Insn::mov64_reg(Reg::R2, Reg::R4));
-            self.bind(within);
-        }
-        let clamped = self.label();
-        self.asm
-            .jmp_imm_to(JmpOp::Le, Reg::R2, bound as i32, clamped);
-        self.load_constant(Reg::R2, bound as u64);
-        self.bind(clamped);
-        self.emit(Insn::add64_imm(Reg::R2, 1));
-        match destination {
-            StringDestination::State(offset) => self.state_pointer(Reg::R1, offset),
-            StringDestination::Pointer(register) => self.mov(Reg::R1, register),
-        }
-        let helper = if access == Access::User {
-            Helper::ProbeReadUserStr
-        } else {
-            Helper::ProbeReadKernelStr
-        };
-        self.call(helper);
-        self.fault_if_imm(
-            JmpOp::Slt,
-            Reg::R0,
-            1,
+        area_base(code, dst, area);
+        code.emit(Insn::alu64_reg(AluOp::Add, dst, Reg::R1));
+        code.asm.ja_to(done);
+    }
+    code.bind(next);
+    // Any other address with one of the tags lies in no area.
+    code.emit(Insn::mov64_reg(Reg::R1, address));
+    code.emit(Insn::alu64_imm(AluOp::Rsh, Reg::R1, TAG_SHIFT as i32));
+    let external = code.label();
+    code.asm
+        .jmp_imm_to(JmpOp::Lt, Reg::R1, TAG_SCRATCH as i32, external);
+    code.asm
+        .jmp_imm_to(JmpOp::Gt, Reg::R1, TAG_CONSTANTS as i32, external);
+    code.fault(
+        cx.fault_exit,
+        FaultCode::BadAddress,
+        FaultValue::Register(address),
+        site,
+    );
+    code.bind(external);
+    if access == Access::Restricted {
+        code.fault(
+            cx.fault_exit,
             FaultCode::BadAddress,
             FaultValue::Register(address),
             site,
         );
-        self.emit(Insn::add64_imm(Reg::R0, -1));
+    } else {
+        code.mov(dst, address);
     }
+    code.bind(done);
+}
 
-    /// Allocates `size` zeroed bytes of scratch, 8-byte aligned; the size is a constant or
-    /// in the stack slot `size_slot`. Faults with `out of scratch space`. Leaves the
-    /// allocation's scratch offset in r0 and in the spill slot `SPILL_4`.
-    pub fn allocate_scratch(&mut self, size: ScratchSize, site: FaultSite) {
-        let state = &self.layout.state;
-        let (used, scratch, scratch_size) = (state.scratch_used, state.scratch, state.scratch_size);
-        match size {
-            ScratchSize::Constant(bytes) => self.load_constant(Reg::R2, bytes as u64),
-            ScratchSize::Slot(slot) => {
-                self.emit(Insn::ldx_mem(MemSize::DW, Reg::R2, Reg::FP, slot))
-            }
+/// Reads `size` (1, 2, 4 or 8) bytes at the DIF address in `address` (r8 or r9) into
+/// r0, zero-extended; faults with `invalid address` when unreadable.
+pub fn load_memory(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    address: Reg,
+    size: u32,
+    access: Access,
+    site: FaultSite,
+) {
+    let temporary = cx.layout().state.temporary;
+    copy_memory_to_state(code, cx, address, size, temporary, access, site);
+    let memory_size = MemSize::from_bytes(size as usize).unwrap_or(MemSize::DW);
+    code.emit(Insn::ldx_mem(memory_size, Reg::R0, STATE, temporary as i16));
+}
+
+/// Copies `size` bytes (a constant no larger than the destination) from the DIF
+/// address in `address` (r8 or r9) to the work area at `destination`; faults with
+/// `invalid address` when unreadable.
+pub fn copy_memory_to_state(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    address: Reg,
+    size: u32,
+    destination: u32,
+    access: Access,
+    site: FaultSite,
+) {
+    if size == 0 {
+        return;
+    }
+    resolve_address(code, cx, address, size, Reg::R3, access, site);
+    code.state_pointer(Reg::R1, destination);
+    code.emit(Insn::mov64_imm(Reg::R2, size as i32));
+    let helper = if access == Access::User {
+        Helper::ProbeReadUser
+    } else {
+        Helper::ProbeReadKernel
+    };
+    code.call(helper);
+    code.fault_if_imm(
+        cx.fault_exit,
+        JmpOp::Ne,
+        Reg::R0,
+        0,
+        FaultCode::BadAddress,
+        FaultValue::Register(address),
+        site,
+    );
+}
+
+/// Reads the NUL-terminated string at the DIF address in `address` (r8 or r9): at most
+/// `bound` bytes (and at most the run-time bound in `runtime_bound`, a stack slot, when
+/// given), written with a NUL to `destination`. Leaves the length (without the NUL) in
+/// r0. Faults with `invalid address` when unreadable (NULL included).
+#[allow(clippy::too_many_arguments)]
+pub fn read_string(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    address: Reg,
+    bound: u32,
+    runtime_bound: Option<i16>,
+    destination: StringDestination,
+    access: Access,
+    site: FaultSite,
+) {
+    let read = code.label();
+    let areas = if access == Access::User {
+        Vec::new()
+    } else {
+        tagged_areas(cx.layout())
+    };
+    // r2 = bytes the string may span; r3 = where it starts.
+    if !areas.is_empty() {
+        code.emit(Insn::mov64_reg(Reg::R1, address));
+        code.emit(Insn::alu64_imm(AluOp::Rsh, Reg::R1, 32));
+    }
+    let mut next = code.label();
+    for area in &areas {
+        code.bind(next);
+        next = code.label();
+        code.emit(Insn::mov32_imm(Reg::R2, area.tag_high));
+        code.asm.jmp_reg_to(JmpOp::Ne, Reg::R1, Reg::R2, next);
+        code.emit(Insn::mov32_reg(Reg::R3, address));
+        if area.is_scratch {
+            code.emit(Insn::ldx_mem(
+                MemSize::DW,
+                Reg::R2,
+                STATE,
+                cx.layout().state.scratch_used as i16,
+            ));
+        } else {
+            code.load_constant(Reg::R2, area.size as u64);
         }
-        self.fault_if_imm(
-            JmpOp::Gt,
-            Reg::R2,
-            scratch_size as i32,
-            FaultCode::NoScratch,
-            FaultValue::Constant(0),
-            site,
-        );
-        self.load_state(Reg::R1, used);
-        self.emit(Insn::add64_imm(Reg::R1, 7));
-        self.emit(Insn::alu64_imm(AluOp::And, Reg::R1, -8));
-        self.fault_if_imm(
-            JmpOp::Gt,
-            Reg::R1,
-            scratch_size as i32,
-            FaultCode::NoScratch,
-            FaultValue::Constant(0),
-            site,
-        );
-        self.emit(Insn::mov64_reg(Reg::R3, Reg::R1));
-        self.emit(Insn::alu64_reg(AluOp::Add, Reg::R3, Reg::R2));
-        self.fault_if_imm(
+        code.fault_if_reg(
+            cx.fault_exit,
             JmpOp::Gt,
             Reg::R3,
-            scratch_size as i32,
-            FaultCode::NoScratch,
-            FaultValue::Constant(0),
+            Reg::R2,
+            FaultCode::BadAddress,
+            FaultValue::Register(address),
             site,
         );
-        self.store_state(used, Reg::R3);
-        self.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R1, SPILL_4));
-        // Zero the allocation (an earlier clause may have left bytes there).
-        let skip = self.label();
-        self.asm.jmp_imm_to(JmpOp::Eq, Reg::R2, 0, skip);
-        self.state_pointer(Reg::R3, state_zero_guard(self));
-        self.emit(Insn::add64_imm(Reg::R1, scratch as i32));
-        self.emit(Insn::alu64_reg(AluOp::Add, Reg::R1, STATE));
-        self.call(Helper::ProbeReadKernel);
-        self.bind(skip);
-        self.emit(Insn::ldx_mem(MemSize::DW, Reg::R0, Reg::FP, SPILL_4));
+        code.fault_if_imm(
+            cx.fault_exit,
+            JmpOp::Gt,
+            Reg::R3,
+            area.size as i32,
+            FaultCode::BadAddress,
+            FaultValue::Register(address),
+            site,
+        );
+        code.emit(Insn::alu64_reg(AluOp::Sub, Reg::R2, Reg::R3));
+        area_base(code, Reg::R4, area);
+        code.emit(Insn::alu64_reg(AluOp::Add, Reg::R3, Reg::R4));
+        code.asm.ja_to(read);
     }
-
-    /// `dst = TAG_SCRATCH address of the scratch offset in src`.
-    pub fn scratch_address(&mut self, dst: Reg, src: Reg) {
-        self.emit_all(&Insn::ld_imm64(dst, TAG_SCRATCH << TAG_SHIFT));
-        self.emit(Insn::alu64_reg(AluOp::Or, dst, src));
+    code.bind(next);
+    if !areas.is_empty() {
+        code.emit(Insn::mov64_reg(Reg::R1, address));
+        code.emit(Insn::alu64_imm(AluOp::Rsh, Reg::R1, TAG_SHIFT as i32));
+        let external = code.label();
+        code.asm
+            .jmp_imm_to(JmpOp::Lt, Reg::R1, TAG_SCRATCH as i32, external);
+        code.asm
+            .jmp_imm_to(JmpOp::Gt, Reg::R1, TAG_CONSTANTS as i32, external);
+        code.fault(
+            cx.fault_exit,
+            FaultCode::BadAddress,
+            FaultValue::Register(address),
+            site,
+        );
+        code.bind(external);
     }
+    if access == Access::Restricted {
+        code.fault(
+            cx.fault_exit,
+            FaultCode::BadAddress,
+            FaultValue::Register(address),
+            site,
+        );
+    }
+    code.load_constant(Reg::R2, bound as u64);
+    code.mov(Reg::R3, address);
+    code.bind(read);
+    // Clamp the span to the bounds, then allow for the NUL. The run-time bound comes
+    // first and the constant last: verifiers before Linux 6.8 or so learn nothing from
+    // comparing two registers, so only a final comparison with a constant bounds the
+    // size they check.
+    if let Some(slot) = runtime_bound {
+        let within = code.label();
+        code.emit(Insn::ldx_mem(MemSize::DW, Reg::R4, Reg::FP, slot));
+        code.asm.jmp_reg_to(JmpOp::Le, Reg::R2, Reg::R4, within);
+        code.emit(Insn::mov64_reg(Reg::R2, Reg::R4));
+        code.bind(within);
+    }
+    let clamped = code.label();
+    code.asm
+        .jmp_imm_to(JmpOp::Le, Reg::R2, bound as i32, clamped);
+    code.load_constant(Reg::R2, bound as u64);
+    code.bind(clamped);
+    code.emit(Insn::add64_imm(Reg::R2, 1));
+    match destination {
+        StringDestination::State(offset) => code.state_pointer(Reg::R1, offset),
+        StringDestination::Pointer(register) => code.mov(Reg::R1, register),
+    }
+    let helper = if access == Access::User {
+        Helper::ProbeReadUserStr
+    } else {
+        Helper::ProbeReadKernelStr
+    };
+    code.call(helper);
+    code.fault_if_imm(
+        cx.fault_exit,
+        JmpOp::Slt,
+        Reg::R0,
+        1,
+        FaultCode::BadAddress,
+        FaultValue::Register(address),
+        site,
+    );
+    code.emit(Insn::add64_imm(Reg::R0, -1));
+}
 
-    /// Sets `dst` (r8 or r9) to a writable pointer to `size` bytes of allocated scratch
-    /// at the DIF address in `address` (r8 or r9), the size being a constant or in the
-    /// register `size_register` (bounded by the scratch size, checked here). Faults with
-    /// `invalid address` unless the whole range is allocated scratch. Clobbers r1–r3.
-    pub fn writable_scratch(&mut self, address: Reg, size: WriteSize, dst: Reg, site: FaultSite) {
-        let state = &self.layout.state;
-        let (used, scratch, scratch_size) = (state.scratch_used, state.scratch, state.scratch_size);
-        let bad =
-            |emitter: &mut Emitter<'_>, op: JmpOp, left: Reg, right: Option<Reg>, imm: i32| {
-                match right {
-                    Some(right) => emitter.fault_if_reg(
-                        op,
-                        left,
-                        right,
-                        FaultCode::BadAddress,
-                        FaultValue::Register(address),
-                        site,
-                    ),
-                    None => emitter.fault_if_imm(
-                        op,
-                        left,
-                        imm,
-                        FaultCode::BadAddress,
-                        FaultValue::Register(address),
-                        site,
-                    ),
-                }
-            };
-        self.emit(Insn::mov64_reg(Reg::R1, address));
-        self.emit(Insn::alu64_imm(AluOp::Rsh, Reg::R1, 32));
-        self.emit(Insn::mov32_imm(Reg::R2, tag_high(TAG_SCRATCH)));
-        bad(self, JmpOp::Ne, Reg::R1, Some(Reg::R2), 0);
-        self.emit(Insn::mov32_reg(Reg::R1, address));
-        match size {
-            WriteSize::Constant(bytes) => {
-                bad(
-                    self,
-                    JmpOp::Gt,
-                    Reg::R1,
-                    None,
-                    scratch_size.saturating_sub(bytes) as i32,
-                );
-                self.emit(Insn::mov64_reg(Reg::R2, Reg::R1));
-                self.emit(Insn::add64_imm(Reg::R2, bytes as i32));
-            }
-            WriteSize::Register(register) => {
-                bad(self, JmpOp::Gt, Reg::R1, None, scratch_size as i32);
-                bad(self, JmpOp::Gt, register, None, scratch_size as i32);
-                self.emit(Insn::mov64_reg(Reg::R2, Reg::R1));
-                self.emit(Insn::alu64_reg(AluOp::Add, Reg::R2, register));
-            }
+/// Allocates `size` zeroed bytes of scratch, 8-byte aligned; the size is a constant or
+/// in the stack slot `size_slot`. Faults with `out of scratch space`. Leaves the
+/// allocation's scratch offset in r0 and in the spill slot `SPILL_4`.
+pub fn allocate_scratch(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    size: ScratchSize,
+    site: FaultSite,
+) {
+    let state = &cx.layout().state;
+    let (used, scratch, scratch_size) = (state.scratch_used, state.scratch, state.scratch_size);
+    match size {
+        ScratchSize::Constant(bytes) => code.load_constant(Reg::R2, bytes as u64),
+        ScratchSize::Slot(slot) => code.emit(Insn::ldx_mem(MemSize::DW, Reg::R2, Reg::FP, slot)),
+    }
+    code.fault_if_imm(
+        cx.fault_exit,
+        JmpOp::Gt,
+        Reg::R2,
+        scratch_size as i32,
+        FaultCode::NoScratch,
+        FaultValue::Constant(0),
+        site,
+    );
+    code.load_state(Reg::R1, used);
+    code.emit(Insn::add64_imm(Reg::R1, 7));
+    code.emit(Insn::alu64_imm(AluOp::And, Reg::R1, -8));
+    code.fault_if_imm(
+        cx.fault_exit,
+        JmpOp::Gt,
+        Reg::R1,
+        scratch_size as i32,
+        FaultCode::NoScratch,
+        FaultValue::Constant(0),
+        site,
+    );
+    code.emit(Insn::mov64_reg(Reg::R3, Reg::R1));
+    code.emit(Insn::alu64_reg(AluOp::Add, Reg::R3, Reg::R2));
+    code.fault_if_imm(
+        cx.fault_exit,
+        JmpOp::Gt,
+        Reg::R3,
+        scratch_size as i32,
+        FaultCode::NoScratch,
+        FaultValue::Constant(0),
+        site,
+    );
+    code.store_state(used, Reg::R3);
+    code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R1, SPILL_4));
+    // Zero the allocation (an earlier clause may have left bytes there).
+    let skip = code.label();
+    code.asm.jmp_imm_to(JmpOp::Eq, Reg::R2, 0, skip);
+    code.state_pointer(Reg::R3, state_zero_guard(cx.layout()));
+    code.emit(Insn::add64_imm(Reg::R1, scratch as i32));
+    code.emit(Insn::alu64_reg(AluOp::Add, Reg::R1, STATE));
+    code.call(Helper::ProbeReadKernel);
+    code.bind(skip);
+    code.emit(Insn::ldx_mem(MemSize::DW, Reg::R0, Reg::FP, SPILL_4));
+}
+
+/// `dst = TAG_SCRATCH address of the scratch offset in src`.
+pub fn scratch_address(code: &mut ProgramCode, dst: Reg, src: Reg) {
+    code.emit_all(&Insn::ld_imm64(dst, TAG_SCRATCH << TAG_SHIFT));
+    code.emit(Insn::alu64_reg(AluOp::Or, dst, src));
+}
+
+/// Sets `dst` (r8 or r9) to a writable pointer to `size` bytes of allocated scratch
+/// at the DIF address in `address` (r8 or r9), the size being a constant or in the
+/// register `size_register` (bounded by the scratch size, checked here). Faults with
+/// `invalid address` unless the whole range is allocated scratch. Clobbers r1–r3.
+pub fn writable_scratch(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    address: Reg,
+    size: WriteSize,
+    dst: Reg,
+    site: FaultSite,
+) {
+    let state = &cx.layout().state;
+    let (used, scratch, scratch_size) = (state.scratch_used, state.scratch, state.scratch_size);
+    let bad =
+        |code: &mut ProgramCode, op: JmpOp, left: Reg, right: Option<Reg>, imm: i32| match right {
+            Some(right) => code.fault_if_reg(
+                cx.fault_exit,
+                op,
+                left,
+                right,
+                FaultCode::BadAddress,
+                FaultValue::Register(address),
+                site,
+            ),
+            None => code.fault_if_imm(
+                cx.fault_exit,
+                op,
+                left,
+                imm,
+                FaultCode::BadAddress,
+                FaultValue::Register(address),
+                site,
+            ),
+        };
+    code.emit(Insn::mov64_reg(Reg::R1, address));
+    code.emit(Insn::alu64_imm(AluOp::Rsh, Reg::R1, 32));
+    code.emit(Insn::mov32_imm(Reg::R2, tag_high(TAG_SCRATCH)));
+    bad(code, JmpOp::Ne, Reg::R1, Some(Reg::R2), 0);
+    code.emit(Insn::mov32_reg(Reg::R1, address));
+    match size {
+        WriteSize::Constant(bytes) => {
+            bad(
+                code,
+                JmpOp::Gt,
+                Reg::R1,
+                None,
+                scratch_size.saturating_sub(bytes) as i32,
+            );
+            code.emit(Insn::mov64_reg(Reg::R2, Reg::R1));
+            code.emit(Insn::add64_imm(Reg::R2, bytes as i32));
         }
-        self.load_state(Reg::R3, used);
-        bad(self, JmpOp::Gt, Reg::R2, Some(Reg::R3), 0);
-        self.emit(Insn::mov64_reg(dst, STATE));
-        self.emit(Insn::add64_imm(dst, scratch as i32));
-        self.emit(Insn::alu64_reg(AluOp::Add, dst, Reg::R1));
-    }
-
-    /// The tagged areas and their sizes.
-    fn tagged_areas(&self) -> Vec<TaggedArea> {
-        let state = &self.layout.state;
-        vec![
-            TaggedArea {
-                tag_high: tag_high(TAG_SCRATCH),
-                size: state.scratch_size,
-                is_scratch: true,
-                base: AreaBase::State(state.scratch),
-            },
-            TaggedArea {
-                tag_high: tag_high(TAG_GLOBALS),
-                size: self.layout.globals.size,
-                is_scratch: false,
-                base: AreaBase::Globals,
-            },
-            TaggedArea {
-                tag_high: tag_high(TAG_STATE),
-                size: state.size,
-                is_scratch: false,
-                base: AreaBase::State(0),
-            },
-            TaggedArea {
-                tag_high: tag_high(TAG_CONSTANTS),
-                size: self.layout.constants_image().len() as u32,
-                is_scratch: false,
-                base: AreaBase::Constants,
-            },
-        ]
-    }
-
-    fn area_base(&mut self, dst: Reg, area: &TaggedArea) {
-        match area.base {
-            AreaBase::State(offset) => self.state_pointer(dst, offset),
-            AreaBase::Globals => self.globals_pointer(dst, 0),
-            AreaBase::Constants => self.constants_pointer(dst, 0),
+        WriteSize::Register(register) => {
+            bad(code, JmpOp::Gt, Reg::R1, None, scratch_size as i32);
+            bad(code, JmpOp::Gt, register, None, scratch_size as i32);
+            code.emit(Insn::mov64_reg(Reg::R2, Reg::R1));
+            code.emit(Insn::alu64_reg(AluOp::Add, Reg::R2, register));
         }
+    }
+    code.load_state(Reg::R3, used);
+    bad(code, JmpOp::Gt, Reg::R2, Some(Reg::R3), 0);
+    code.emit(Insn::mov64_reg(dst, STATE));
+    code.emit(Insn::add64_imm(dst, scratch as i32));
+    code.emit(Insn::alu64_reg(AluOp::Add, dst, Reg::R1));
+}
+
+/// The tagged areas and their sizes.
+fn tagged_areas(layout: &ProgramLayout) -> Vec<TaggedArea> {
+    let state = &layout.state;
+    vec![
+        TaggedArea {
+            tag_high: tag_high(TAG_SCRATCH),
+            size: state.scratch_size,
+            is_scratch: true,
+            base: AreaBase::State(state.scratch),
+        },
+        TaggedArea {
+            tag_high: tag_high(TAG_GLOBALS),
+            size: layout.globals.size,
+            is_scratch: false,
+            base: AreaBase::Globals,
+        },
+        TaggedArea {
+            tag_high: tag_high(TAG_STATE),
+            size: state.size,
+            is_scratch: false,
+            base: AreaBase::State(0),
+        },
+        TaggedArea {
+            tag_high: tag_high(TAG_CONSTANTS),
+            size: layout.constants_image().len() as u32,
+            is_scratch: false,
+            base: AreaBase::Constants,
+        },
+    ]
+}
+
+fn area_base(code: &mut ProgramCode, dst: Reg, area: &TaggedArea) {
+    match area.base {
+        AreaBase::State(offset) => code.state_pointer(dst, offset),
+        AreaBase::Globals => code.globals_pointer(dst, 0),
+        AreaBase::Constants => code.constants_pointer(dst, 0),
     }
 }
 
-fn state_zero_guard(emitter: &Emitter<'_>) -> u32 {
-    emitter.layout.state.zero_guard
+fn state_zero_guard(layout: &ProgramLayout) -> u32 {
+    layout.state.zero_guard
 }
 
 /// How many bytes a resolved address must have in its area.

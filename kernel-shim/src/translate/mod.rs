@@ -3,8 +3,8 @@
 //! (predicate → actions → record, clause after clause), which the runtime loads and
 //! attaches.
 //!
-//! The only input accepted is a [`VerifiedProgram`]; [`layout`] is the contract with the
-//! runtime (maps, keys, values, tagged addresses). The program behaves like the reference
+//! The only input accepted is a [`VerifiedProgram`]; [`crate::map_layout`] is the contract
+//! with the runtime (maps, keys, values, tagged addresses). The program behaves like the reference
 //! interpreter (`difvm::interp`): the same records byte for byte, the same aggregation
 //! words, the same faults with the same DIF offsets.
 //!
@@ -65,15 +65,16 @@
 
 pub mod artificial_frames;
 pub mod context;
-mod emitter;
-pub mod layout;
 mod registers;
 mod tuples;
 
 mod aggregations;
+mod arguments;
 mod builtins;
 mod chain;
 mod clean_path;
+mod code;
+mod error;
 mod instructions;
 mod loops;
 mod memory;
@@ -83,75 +84,30 @@ mod prune;
 mod records;
 mod signals;
 mod speculation;
+mod statement;
 mod string_search;
 mod string_subroutines;
 mod strings;
 mod subroutines;
-mod task_offsets;
 mod tokens;
+mod translation_context;
 mod variables;
 mod vtimestamps;
-
-use std::fmt;
 
 use difvm::object::EnabledProbe;
 use difvm::verify::VerifiedProgram;
 
-use crate::ebpf::{AssembleError, Insn};
+use crate::ebpf::Insn;
 
-pub use artificial_frames::{program_reads_kernel_stacks, ArtificialFrames, KernelTextRange};
-pub use context::{ContextKind, TracepointField};
-pub use layout::{
+pub use crate::map_layout::{
     DifoLocation, DifoSlot, LayoutError, LayoutOptions, MapFds, MapSpec, ProgramLayout,
     TaskStructOffsets, VtimestampLayout,
 };
+pub use artificial_frames::{program_reads_kernel_stacks, ArtificialFrames, KernelTextRange};
+pub use context::{ContextKind, TracepointField};
+pub use error::TranslateError;
 pub use program::{FunctionKind, ProgramFunction, TranslatedProgram};
 pub use vtimestamps::vtimestamp_tracker;
-
-/// Why a probe's program could not be translated.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TranslateError {
-    /// The kernel engine does not support something the program uses yet; the text says
-    /// what (a subroutine, a built-in variable, …) and where.
-    Unsupported { what: String, location: String },
-    /// A map the program needs was not created.
-    MissingMap { map: &'static str },
-    /// The generated code could not be assembled (a jump too long, say).
-    Assemble(AssembleError),
-    /// An enabled probe names a statement the program does not have.
-    StatementOutOfRange { epid: u32, statement: usize },
-}
-
-impl fmt::Display for TranslateError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TranslateError::Unsupported { what, location } => {
-                write!(
-                    f,
-                    "{location}: {what} is not supported by the kernel engine"
-                )
-            }
-            TranslateError::MissingMap { map } => {
-                write!(f, "the program needs the {map} map, which was not created")
-            }
-            TranslateError::Assemble(error) => write!(f, "{error}"),
-            TranslateError::StatementOutOfRange { epid, statement } => {
-                write!(
-                    f,
-                    "enabled probe {epid} names missing statement {statement}"
-                )
-            }
-        }
-    }
-}
-
-impl std::error::Error for TranslateError {}
-
-impl From<AssembleError> for TranslateError {
-    fn from(error: AssembleError) -> TranslateError {
-        TranslateError::Assemble(error)
-    }
-}
 
 /// Translates the ECB chain of probe `probe_id`: every statement of `enabled` whose
 /// probe id is `probe_id`, in EPID order, plus the statements enabled on the ERROR probe

@@ -12,10 +12,15 @@
 
 use difvm::object::FaultCode;
 
-use super::emitter::{Emitter, FaultSite, FaultValue};
+use super::code::{FaultSite, FaultValue, ProgramCode};
+use super::memory::copy_memory_to_state;
 use super::memory::Access;
 use super::registers::{SAVED_1, SPILL_0, STATE};
+use super::string_subroutines::{push_character, temporary_word, work_area_text_to_scratch};
+use super::strings::string_buffer;
+use super::translation_context::StatementContext;
 use crate::ebpf::{AluOp, Insn, JmpOp, MemSize, Reg, SwapWidth};
+use crate::map_layout::ProgramLayout;
 
 /// Linux `AF_INET` and `AF_INET6`.
 const AF_INET: i32 = 2;
@@ -43,327 +48,342 @@ pub enum AddressFormat {
     Link,
 }
 
-impl Emitter<'_> {
-    fn text_end(&self) -> u32 {
-        self.string_buffer(0) + TEXT_END
-    }
+fn text_end(layout: &ProgramLayout) -> u32 {
+    string_buffer(layout, 0) + TEXT_END
+}
 
-    fn address_byte_offset(&self, index: u32) -> u32 {
-        self.layout.state.stack + ADDRESS_OFFSET + index
-    }
+fn address_byte_offset(layout: &ProgramLayout, index: u32) -> u32 {
+    layout.state.stack + ADDRESS_OFFSET + index
+}
 
-    /// Adds the character in r3 before the text built so far (clobbers r5).
-    fn push_text(&mut self, character: Reg) {
-        let end = self.text_end();
-        self.push_character(end, self.temporary_word(3), character);
-    }
+/// Adds the character in r3 before the text built so far (clobbers r5).
+fn push_text(code: &mut ProgramCode, layout: &ProgramLayout, character: Reg) {
+    let end = text_end(layout);
+    push_character(code, end, temporary_word(layout, 3), character);
+}
 
-    fn push_text_byte(&mut self, byte: u8) {
-        self.emit(Insn::mov64_imm(Reg::R3, byte as i32));
-        self.push_text(Reg::R3);
-    }
+fn push_text_byte(code: &mut ProgramCode, layout: &ProgramLayout, byte: u8) {
+    code.emit(Insn::mov64_imm(Reg::R3, byte as i32));
+    push_text(code, layout, Reg::R3);
+}
 
-    /// Adds the decimal digits of r4 (below 1000), as classic DTrace does: "0" for zero.
-    /// Clobbers r3–r5.
-    fn push_decimal(&mut self) {
-        let done = self.label();
-        let digits = self.label();
-        self.asm.jmp_imm_to(JmpOp::Ne, Reg::R4, 0, digits);
-        self.push_text_byte(b'0');
-        self.asm.ja_to(done);
-        self.bind(digits);
-        for _ in 0..3 {
-            self.asm.jmp_imm_to(JmpOp::Eq, Reg::R4, 0, done);
-            self.emit(Insn::mov64_reg(Reg::R3, Reg::R4));
-            self.alu_imm(AluOp::Mod, Reg::R3, 10);
-            self.alu_imm(AluOp::Add, Reg::R3, b'0' as i32);
-            self.push_text(Reg::R3);
-            self.alu_imm(AluOp::Div, Reg::R4, 10);
+/// Adds the decimal digits of r4 (below 1000), as classic DTrace does: "0" for zero.
+/// Clobbers r3–r5.
+fn push_decimal(code: &mut ProgramCode, layout: &ProgramLayout) {
+    let done = code.label();
+    let digits = code.label();
+    code.asm.jmp_imm_to(JmpOp::Ne, Reg::R4, 0, digits);
+    push_text_byte(code, layout, b'0');
+    code.asm.ja_to(done);
+    code.bind(digits);
+    for _ in 0..3 {
+        code.asm.jmp_imm_to(JmpOp::Eq, Reg::R4, 0, done);
+        code.emit(Insn::mov64_reg(Reg::R3, Reg::R4));
+        code.alu_imm(AluOp::Mod, Reg::R3, 10);
+        code.alu_imm(AluOp::Add, Reg::R3, b'0' as i32);
+        push_text(code, layout, Reg::R3);
+        code.alu_imm(AluOp::Div, Reg::R4, 10);
+    }
+    code.bind(done);
+}
+
+/// Adds the lower-case hexadecimal digit of r3 (below 16). Clobbers r5.
+fn push_hex_digit(code: &mut ProgramCode, layout: &ProgramLayout) {
+    let decimal = code.label();
+    let ready = code.label();
+    code.asm.jmp_imm_to(JmpOp::Lt, Reg::R3, 10, decimal);
+    code.alu_imm(AluOp::Add, Reg::R3, b'a' as i32 - 10);
+    code.asm.ja_to(ready);
+    code.bind(decimal);
+    code.alu_imm(AluOp::Add, Reg::R3, b'0' as i32);
+    code.bind(ready);
+    push_text(code, layout, Reg::R3);
+}
+
+/// r4 = address byte `index`.
+fn load_address_byte(code: &mut ProgramCode, layout: &ProgramLayout, index: u32) {
+    code.emit(Insn::ldx_mem(
+        MemSize::B,
+        Reg::R4,
+        STATE,
+        address_byte_offset(layout, index) as i16,
+    ));
+}
+
+/// Translates an address-formatting subroutine: the address is in r9, and for
+/// `inet_ntop` and `link_ntop` the family or hardware type in r8. r0 = the scratch
+/// string.
+pub fn format_address(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    format: AddressFormat,
+    site: FaultSite,
+) {
+    let count = temporary_word(cx.layout(), 3);
+    let address = address_byte_offset(cx.layout(), 0);
+    code.store_state_imm(count, 0);
+    let text_end = text_end(cx.layout());
+    code.emit(Insn::st_mem(MemSize::B, STATE, text_end as i16, 0));
+    let done = code.label();
+    match format {
+        AddressFormat::Inet4 => {
+            copy_memory_to_state(code, cx, SAVED_1, 4, address, Access::Kernel, site);
+            format_inet4(code, cx.layout());
         }
-        self.bind(done);
+        AddressFormat::Inet6 => {
+            copy_memory_to_state(code, cx, SAVED_1, 16, address, Access::Kernel, site);
+            format_inet6(code, cx.layout(), false);
+        }
+        AddressFormat::InetByFamily => {
+            let version6 = code.label();
+            code.asm
+                .jmp_imm_to(JmpOp::Eq, super::registers::SAVED_0, AF_INET6, version6);
+            code.fault_if_imm(
+                cx.fault_exit,
+                JmpOp::Ne,
+                super::registers::SAVED_0,
+                AF_INET,
+                FaultCode::IllegalOperation,
+                FaultValue::Register(super::registers::SAVED_0),
+                site,
+            );
+            copy_memory_to_state(code, cx, SAVED_1, 4, address, Access::Kernel, site);
+            format_inet4(code, cx.layout());
+            code.asm.ja_to(done);
+            code.bind(version6);
+            copy_memory_to_state(code, cx, SAVED_1, 16, address, Access::Kernel, site);
+            format_inet6(code, cx.layout(), true);
+        }
+        AddressFormat::Link => {
+            let length = temporary_word(cx.layout(), 6);
+            let infiniband = code.label();
+            let read = code.label();
+            let saved = super::registers::SAVED_0;
+            code.asm
+                .jmp_imm_to(JmpOp::Eq, saved, ARPHRD_INFINIBAND, infiniband);
+            code.fault_if_imm(
+                cx.fault_exit,
+                JmpOp::Ne,
+                saved,
+                ARPHRD_ETHER,
+                FaultCode::IllegalOperation,
+                FaultValue::Register(saved),
+                site,
+            );
+            code.store_state_imm(length, ETHER_LENGTH as i32);
+            copy_memory_to_state(
+                code,
+                cx,
+                SAVED_1,
+                ETHER_LENGTH,
+                address,
+                Access::Kernel,
+                site,
+            );
+            code.asm.ja_to(read);
+            code.bind(infiniband);
+            code.store_state_imm(length, INFINIBAND_LENGTH as i32);
+            copy_memory_to_state(
+                code,
+                cx,
+                SAVED_1,
+                INFINIBAND_LENGTH,
+                address,
+                Access::Kernel,
+                site,
+            );
+            code.bind(read);
+            format_link(code, cx.layout());
+        }
     }
+    code.bind(done);
+    code.emit(Insn::mov64_imm(super::registers::SAVED_0, 0));
+    // The text starts `count` characters before its end.
+    code.load_state(Reg::R1, count);
+    code.emit(Insn::mov64_imm(Reg::R0, text_end as i32));
+    code.alu_reg(AluOp::Sub, Reg::R0, Reg::R1);
+    code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_0));
+    work_area_text_to_scratch(code, cx, SPILL_0, site);
+}
 
-    /// Adds the lower-case hexadecimal digit of r3 (below 16). Clobbers r5.
-    fn push_hex_digit(&mut self) {
-        let decimal = self.label();
-        let ready = self.label();
-        self.asm.jmp_imm_to(JmpOp::Lt, Reg::R3, 10, decimal);
-        self.alu_imm(AluOp::Add, Reg::R3, b'a' as i32 - 10);
-        self.asm.ja_to(ready);
-        self.bind(decimal);
-        self.alu_imm(AluOp::Add, Reg::R3, b'0' as i32);
-        self.bind(ready);
-        self.push_text(Reg::R3);
+/// The dotted quad, last byte first.
+fn format_inet4(code: &mut ProgramCode, layout: &ProgramLayout) {
+    for index in (0..4).rev() {
+        load_address_byte(code, layout, index);
+        push_decimal(code, layout);
+        if index > 0 {
+            push_text_byte(code, layout, b'.');
+        }
     }
+}
 
-    /// r4 = address byte `index`.
-    fn load_address_byte(&mut self, index: u32) {
-        self.emit(Insn::ldx_mem(
+/// The dotted quad of bytes 12–15.
+fn format_mapped_quad(code: &mut ProgramCode, layout: &ProgramLayout) {
+    for index in (12..16).rev() {
+        load_address_byte(code, layout, index);
+        push_decimal(code, layout);
+        if index > 12 {
+            push_text_byte(code, layout, b'.');
+        }
+    }
+}
+
+/// IPv6 text, as the interpreter's `inet_ntoa6` (`for_inet_ntop` as there).
+fn format_inet6(code: &mut ProgramCode, layout: &ProgramLayout, for_inet_ntop: bool) {
+    let (first_zero, trying, zero_bytes, last_group, run_end) = (
+        temporary_word(layout, 0),
+        temporary_word(layout, 1),
+        temporary_word(layout, 2),
+        temporary_word(layout, 4),
+        temporary_word(layout, 5),
+    );
+    // The longest run of zero groups, as classic DTrace's scan finds it.
+    code.store_state_imm(first_zero, -1);
+    code.store_state_imm(trying, -1);
+    code.store_state_imm(zero_bytes, 1);
+    for index in 0..16u32 {
+        let next = code.label();
+        load_address_byte(code, layout, index);
+        if index % 2 == 0 {
+            let not_start = code.label();
+            code.asm.jmp_imm_to(JmpOp::Ne, Reg::R4, 0, not_start);
+            code.load_state(Reg::R1, trying);
+            code.asm.jmp_imm_to(JmpOp::Ne, Reg::R1, -1, not_start);
+            code.store_state_imm(trying, index as i32);
+            code.asm.ja_to(next);
+            code.bind(not_start);
+        }
+        code.load_state(Reg::R1, trying);
+        code.asm.jmp_imm_to(JmpOp::Eq, Reg::R1, -1, next);
+        if index != 15 {
+            code.asm.jmp_imm_to(JmpOp::Eq, Reg::R4, 0, next);
+        }
+        // r2 = index − trying; a run no longer than the longest so far is dropped.
+        let longer = code.label();
+        code.emit(Insn::mov64_imm(Reg::R2, index as i32));
+        code.alu_reg(AluOp::Sub, Reg::R2, Reg::R1);
+        code.load_state(Reg::R3, zero_bytes);
+        code.asm.jmp_reg_to(JmpOp::Sgt, Reg::R2, Reg::R3, longer);
+        code.store_state_imm(trying, -1);
+        code.asm.ja_to(next);
+        code.bind(longer);
+        code.store_state(first_zero, Reg::R1);
+        code.emit(Insn::mov64_imm(Reg::R2, (index - index % 2) as i32));
+        code.alu_reg(AluOp::Sub, Reg::R2, Reg::R1);
+        if index == 15 {
+            let nonzero = code.label();
+            code.asm.jmp_imm_to(JmpOp::Ne, Reg::R4, 0, nonzero);
+            code.alu_imm(AluOp::Add, Reg::R2, 2);
+            code.bind(nonzero);
+        }
+        code.store_state(zero_bytes, Reg::R2);
+        code.store_state_imm(trying, -1);
+        code.bind(next);
+    }
+    code.load_state(Reg::R0, first_zero);
+    code.load_state(Reg::R1, zero_bytes);
+    code.alu_reg(AluOp::Add, Reg::R0, Reg::R1);
+    code.alu_imm(AluOp::Sub, Reg::R0, 2);
+    code.store_state(run_end, Reg::R0);
+
+    // IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible (::a.b.c.d) addresses end in
+    // a dotted quad; inet_ntoa6 gives only that.
+    let address = address_byte_offset(layout, 0) as i16;
+    let plain = code.label();
+    let groups = code.label();
+    let quad = code.label();
+    code.store_state_imm(last_group, 14);
+    code.emit(Insn::ldx_mem(MemSize::DW, Reg::R0, STATE, address));
+    code.asm.jmp_imm_to(JmpOp::Ne, Reg::R0, 0, plain);
+    code.emit(Insn::ldx_mem(MemSize::H, Reg::R0, STATE, address + 8));
+    code.asm.jmp_imm_to(JmpOp::Ne, Reg::R0, 0, plain);
+    code.emit(Insn::ldx_mem(MemSize::H, Reg::R0, STATE, address + 10));
+    code.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0xffff, quad);
+    code.asm.jmp_imm_to(JmpOp::Ne, Reg::R0, 0, plain);
+    code.emit(Insn::ldx_mem(MemSize::W, Reg::R0, STATE, address + 12));
+    code.emit(Insn::to_be(Reg::R0, SwapWidth::W32));
+    code.asm.jmp_imm_to(JmpOp::Le, Reg::R0, 1, plain);
+    code.bind(quad);
+    format_mapped_quad(code, layout);
+    if !for_inet_ntop {
+        code.asm.ja_to(groups);
+    }
+    code.store_state_imm(last_group, 10);
+    code.bind(plain);
+
+    // Groups from the last printed one down to the first; the zero run becomes "::".
+    for index in (0..=14i32).rev().step_by(2) {
+        let next = code.label();
+        let group = code.label();
+        code.load_state(Reg::R0, last_group);
+        code.asm.jmp_imm_to(JmpOp::Slt, Reg::R0, index, next);
+        let not_run_end = code.label();
+        code.load_state(Reg::R1, run_end);
+        code.asm.jmp_imm_to(JmpOp::Ne, Reg::R1, index, not_run_end);
+        push_text_byte(code, layout, b':');
+        push_text_byte(code, layout, b':');
+        code.asm.ja_to(next);
+        code.bind(not_run_end);
+        // Inside a run that is reached: nothing.
+        code.load_state(Reg::R1, run_end);
+        code.asm.jmp_imm_to(JmpOp::Sle, Reg::R1, index, group);
+        code.load_state(Reg::R0, last_group);
+        code.asm.jmp_reg_to(JmpOp::Sgt, Reg::R1, Reg::R0, group);
+        code.load_state(Reg::R1, first_zero);
+        code.asm.jmp_imm_to(JmpOp::Sle, Reg::R1, index, next);
+        code.bind(group);
+        if index < 14 {
+            let no_colon = code.label();
+            code.load_state(Reg::R1, first_zero);
+            // Not before the "::" (the interpreter's `i != first_zero - 2`).
+            code.asm.jmp_imm_to(JmpOp::Eq, Reg::R1, index + 2, no_colon);
+            push_text_byte(code, layout, b':');
+            code.bind(no_colon);
+        }
+        // The group's hexadecimal digits, least significant first; "0" for zero.
+        let digits = code.label();
+        load_address_byte(code, layout, index as u32);
+        code.alu_imm(AluOp::Lsh, Reg::R4, 8);
+        code.emit(Insn::ldx_mem(
             MemSize::B,
-            Reg::R4,
+            Reg::R0,
             STATE,
-            self.address_byte_offset(index) as i16,
+            address_byte_offset(layout, index as u32 + 1) as i16,
         ));
+        code.alu_reg(AluOp::Or, Reg::R4, Reg::R0);
+        code.asm.jmp_imm_to(JmpOp::Ne, Reg::R4, 0, digits);
+        push_text_byte(code, layout, b'0');
+        code.asm.ja_to(next);
+        code.bind(digits);
+        for _ in 0..4 {
+            code.asm.jmp_imm_to(JmpOp::Eq, Reg::R4, 0, next);
+            code.emit(Insn::mov64_reg(Reg::R3, Reg::R4));
+            code.alu_imm(AluOp::And, Reg::R3, 15);
+            push_hex_digit(code, layout);
+            code.alu_imm(AluOp::Rsh, Reg::R4, 4);
+        }
+        code.bind(next);
     }
+    code.bind(groups);
+}
 
-    /// Translates an address-formatting subroutine: the address is in r9, and for
-    /// `inet_ntop` and `link_ntop` the family or hardware type in r8. r0 = the scratch
-    /// string.
-    pub fn format_address(&mut self, format: AddressFormat, site: FaultSite) {
-        let count = self.temporary_word(3);
-        let address = self.address_byte_offset(0);
-        self.store_state_imm(count, 0);
-        let text_end = self.text_end();
-        self.emit(Insn::st_mem(MemSize::B, STATE, text_end as i16, 0));
-        let done = self.label();
-        match format {
-            AddressFormat::Inet4 => {
-                self.copy_memory_to_state(SAVED_1, 4, address, Access::Kernel, site);
-                self.format_inet4();
-            }
-            AddressFormat::Inet6 => {
-                self.copy_memory_to_state(SAVED_1, 16, address, Access::Kernel, site);
-                self.format_inet6(false);
-            }
-            AddressFormat::InetByFamily => {
-                let version6 = self.label();
-                self.asm
-                    .jmp_imm_to(JmpOp::Eq, super::registers::SAVED_0, AF_INET6, version6);
-                self.fault_if_imm(
-                    JmpOp::Ne,
-                    super::registers::SAVED_0,
-                    AF_INET,
-                    FaultCode::IllegalOperation,
-                    FaultValue::Register(super::registers::SAVED_0),
-                    site,
-                );
-                self.copy_memory_to_state(SAVED_1, 4, address, Access::Kernel, site);
-                self.format_inet4();
-                self.asm.ja_to(done);
-                self.bind(version6);
-                self.copy_memory_to_state(SAVED_1, 16, address, Access::Kernel, site);
-                self.format_inet6(true);
-            }
-            AddressFormat::Link => {
-                let length = self.temporary_word(6);
-                let infiniband = self.label();
-                let read = self.label();
-                let saved = super::registers::SAVED_0;
-                self.asm
-                    .jmp_imm_to(JmpOp::Eq, saved, ARPHRD_INFINIBAND, infiniband);
-                self.fault_if_imm(
-                    JmpOp::Ne,
-                    saved,
-                    ARPHRD_ETHER,
-                    FaultCode::IllegalOperation,
-                    FaultValue::Register(saved),
-                    site,
-                );
-                self.store_state_imm(length, ETHER_LENGTH as i32);
-                self.copy_memory_to_state(SAVED_1, ETHER_LENGTH, address, Access::Kernel, site);
-                self.asm.ja_to(read);
-                self.bind(infiniband);
-                self.store_state_imm(length, INFINIBAND_LENGTH as i32);
-                self.copy_memory_to_state(
-                    SAVED_1,
-                    INFINIBAND_LENGTH,
-                    address,
-                    Access::Kernel,
-                    site,
-                );
-                self.bind(read);
-                self.format_link();
-            }
+/// Colon-separated hexadecimal bytes, the last first; `T6` has the length.
+fn format_link(code: &mut ProgramCode, layout: &ProgramLayout) {
+    let length = temporary_word(layout, 6);
+    for index in (0..INFINIBAND_LENGTH).rev() {
+        let next = code.label();
+        code.load_state(Reg::R0, length);
+        code.asm.jmp_imm_to(JmpOp::Le, Reg::R0, index as i32, next);
+        load_address_byte(code, layout, index);
+        code.emit(Insn::mov64_reg(Reg::R3, Reg::R4));
+        code.alu_imm(AluOp::And, Reg::R3, 15);
+        push_hex_digit(code, layout);
+        code.emit(Insn::mov64_reg(Reg::R3, Reg::R4));
+        code.alu_imm(AluOp::Rsh, Reg::R3, 4);
+        push_hex_digit(code, layout);
+        if index > 0 {
+            push_text_byte(code, layout, b':');
         }
-        self.bind(done);
-        self.emit(Insn::mov64_imm(super::registers::SAVED_0, 0));
-        // The text starts `count` characters before its end.
-        self.load_state(Reg::R1, count);
-        self.emit(Insn::mov64_imm(Reg::R0, text_end as i32));
-        self.alu_reg(AluOp::Sub, Reg::R0, Reg::R1);
-        self.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_0));
-        self.work_area_text_to_scratch(SPILL_0, site);
-    }
-
-    /// The dotted quad, last byte first.
-    fn format_inet4(&mut self) {
-        for index in (0..4).rev() {
-            self.load_address_byte(index);
-            self.push_decimal();
-            if index > 0 {
-                self.push_text_byte(b'.');
-            }
-        }
-    }
-
-    /// The dotted quad of bytes 12–15.
-    fn format_mapped_quad(&mut self) {
-        for index in (12..16).rev() {
-            self.load_address_byte(index);
-            self.push_decimal();
-            if index > 12 {
-                self.push_text_byte(b'.');
-            }
-        }
-    }
-
-    /// IPv6 text, as the interpreter's `inet_ntoa6` (`for_inet_ntop` as there).
-    fn format_inet6(&mut self, for_inet_ntop: bool) {
-        let (first_zero, trying, zero_bytes, last_group, run_end) = (
-            self.temporary_word(0),
-            self.temporary_word(1),
-            self.temporary_word(2),
-            self.temporary_word(4),
-            self.temporary_word(5),
-        );
-        // The longest run of zero groups, as classic DTrace's scan finds it.
-        self.store_state_imm(first_zero, -1);
-        self.store_state_imm(trying, -1);
-        self.store_state_imm(zero_bytes, 1);
-        for index in 0..16u32 {
-            let next = self.label();
-            self.load_address_byte(index);
-            if index % 2 == 0 {
-                let not_start = self.label();
-                self.asm.jmp_imm_to(JmpOp::Ne, Reg::R4, 0, not_start);
-                self.load_state(Reg::R1, trying);
-                self.asm.jmp_imm_to(JmpOp::Ne, Reg::R1, -1, not_start);
-                self.store_state_imm(trying, index as i32);
-                self.asm.ja_to(next);
-                self.bind(not_start);
-            }
-            self.load_state(Reg::R1, trying);
-            self.asm.jmp_imm_to(JmpOp::Eq, Reg::R1, -1, next);
-            if index != 15 {
-                self.asm.jmp_imm_to(JmpOp::Eq, Reg::R4, 0, next);
-            }
-            // r2 = index − trying; a run no longer than the longest so far is dropped.
-            let longer = self.label();
-            self.emit(Insn::mov64_imm(Reg::R2, index as i32));
-            self.alu_reg(AluOp::Sub, Reg::R2, Reg::R1);
-            self.load_state(Reg::R3, zero_bytes);
-            self.asm.jmp_reg_to(JmpOp::Sgt, Reg::R2, Reg::R3, longer);
-            self.store_state_imm(trying, -1);
-            self.asm.ja_to(next);
-            self.bind(longer);
-            self.store_state(first_zero, Reg::R1);
-            self.emit(Insn::mov64_imm(Reg::R2, (index - index % 2) as i32));
-            self.alu_reg(AluOp::Sub, Reg::R2, Reg::R1);
-            if index == 15 {
-                let nonzero = self.label();
-                self.asm.jmp_imm_to(JmpOp::Ne, Reg::R4, 0, nonzero);
-                self.alu_imm(AluOp::Add, Reg::R2, 2);
-                self.bind(nonzero);
-            }
-            self.store_state(zero_bytes, Reg::R2);
-            self.store_state_imm(trying, -1);
-            self.bind(next);
-        }
-        self.load_state(Reg::R0, first_zero);
-        self.load_state(Reg::R1, zero_bytes);
-        self.alu_reg(AluOp::Add, Reg::R0, Reg::R1);
-        self.alu_imm(AluOp::Sub, Reg::R0, 2);
-        self.store_state(run_end, Reg::R0);
-
-        // IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible (::a.b.c.d) addresses end in
-        // a dotted quad; inet_ntoa6 gives only that.
-        let address = self.address_byte_offset(0) as i16;
-        let plain = self.label();
-        let groups = self.label();
-        let quad = self.label();
-        self.store_state_imm(last_group, 14);
-        self.emit(Insn::ldx_mem(MemSize::DW, Reg::R0, STATE, address));
-        self.asm.jmp_imm_to(JmpOp::Ne, Reg::R0, 0, plain);
-        self.emit(Insn::ldx_mem(MemSize::H, Reg::R0, STATE, address + 8));
-        self.asm.jmp_imm_to(JmpOp::Ne, Reg::R0, 0, plain);
-        self.emit(Insn::ldx_mem(MemSize::H, Reg::R0, STATE, address + 10));
-        self.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0xffff, quad);
-        self.asm.jmp_imm_to(JmpOp::Ne, Reg::R0, 0, plain);
-        self.emit(Insn::ldx_mem(MemSize::W, Reg::R0, STATE, address + 12));
-        self.emit(Insn::to_be(Reg::R0, SwapWidth::W32));
-        self.asm.jmp_imm_to(JmpOp::Le, Reg::R0, 1, plain);
-        self.bind(quad);
-        self.format_mapped_quad();
-        if !for_inet_ntop {
-            self.asm.ja_to(groups);
-        }
-        self.store_state_imm(last_group, 10);
-        self.bind(plain);
-
-        // Groups from the last printed one down to the first; the zero run becomes "::".
-        for index in (0..=14i32).rev().step_by(2) {
-            let next = self.label();
-            let group = self.label();
-            self.load_state(Reg::R0, last_group);
-            self.asm.jmp_imm_to(JmpOp::Slt, Reg::R0, index, next);
-            let not_run_end = self.label();
-            self.load_state(Reg::R1, run_end);
-            self.asm.jmp_imm_to(JmpOp::Ne, Reg::R1, index, not_run_end);
-            self.push_text_byte(b':');
-            self.push_text_byte(b':');
-            self.asm.ja_to(next);
-            self.bind(not_run_end);
-            // Inside a run that is reached: nothing.
-            self.load_state(Reg::R1, run_end);
-            self.asm.jmp_imm_to(JmpOp::Sle, Reg::R1, index, group);
-            self.load_state(Reg::R0, last_group);
-            self.asm.jmp_reg_to(JmpOp::Sgt, Reg::R1, Reg::R0, group);
-            self.load_state(Reg::R1, first_zero);
-            self.asm.jmp_imm_to(JmpOp::Sle, Reg::R1, index, next);
-            self.bind(group);
-            if index < 14 {
-                let no_colon = self.label();
-                self.load_state(Reg::R1, first_zero);
-                // Not before the "::" (the interpreter's `i != first_zero - 2`).
-                self.asm.jmp_imm_to(JmpOp::Eq, Reg::R1, index + 2, no_colon);
-                self.push_text_byte(b':');
-                self.bind(no_colon);
-            }
-            // The group's hexadecimal digits, least significant first; "0" for zero.
-            let digits = self.label();
-            self.load_address_byte(index as u32);
-            self.alu_imm(AluOp::Lsh, Reg::R4, 8);
-            self.emit(Insn::ldx_mem(
-                MemSize::B,
-                Reg::R0,
-                STATE,
-                self.address_byte_offset(index as u32 + 1) as i16,
-            ));
-            self.alu_reg(AluOp::Or, Reg::R4, Reg::R0);
-            self.asm.jmp_imm_to(JmpOp::Ne, Reg::R4, 0, digits);
-            self.push_text_byte(b'0');
-            self.asm.ja_to(next);
-            self.bind(digits);
-            for _ in 0..4 {
-                self.asm.jmp_imm_to(JmpOp::Eq, Reg::R4, 0, next);
-                self.emit(Insn::mov64_reg(Reg::R3, Reg::R4));
-                self.alu_imm(AluOp::And, Reg::R3, 15);
-                self.push_hex_digit();
-                self.alu_imm(AluOp::Rsh, Reg::R4, 4);
-            }
-            self.bind(next);
-        }
-        self.bind(groups);
-    }
-
-    /// Colon-separated hexadecimal bytes, the last first; `T6` has the length.
-    fn format_link(&mut self) {
-        let length = self.temporary_word(6);
-        for index in (0..INFINIBAND_LENGTH).rev() {
-            let next = self.label();
-            self.load_state(Reg::R0, length);
-            self.asm.jmp_imm_to(JmpOp::Le, Reg::R0, index as i32, next);
-            self.load_address_byte(index);
-            self.emit(Insn::mov64_reg(Reg::R3, Reg::R4));
-            self.alu_imm(AluOp::And, Reg::R3, 15);
-            self.push_hex_digit();
-            self.emit(Insn::mov64_reg(Reg::R3, Reg::R4));
-            self.alu_imm(AluOp::Rsh, Reg::R3, 4);
-            self.push_hex_digit();
-            if index > 0 {
-                self.push_text_byte(b':');
-            }
-            self.bind(next);
-        }
+        code.bind(next);
     }
 }

@@ -7,121 +7,141 @@
 use difvm::difo::{DifType, DIF_TYPE_FLAG_BY_USER_REFERENCE};
 use difvm::object::{RecordSlot, ValueLayout};
 
-use super::emitter::{Emitter, FaultSite};
+use super::artificial_frames::load_artificial_frame_count;
+use super::code::{FaultSite, ProgramCode};
+use super::memory::{copy_memory_to_state, read_string};
 use super::memory::{Access, StringDestination};
 use super::registers::{CONTEXT, SAVED_0, SAVED_1, STATE};
+use super::translation_context::{Chain, StatementContext};
 use crate::ebpf::{AluOp, Helper, Insn, JmpOp, MemSize, Reg};
 
 /// `BPF_F_USER_STACK`.
 const BPF_F_USER_STACK: i32 = 1 << 8;
 
-impl Emitter<'_> {
-    /// Writes the value in r8 (or, for stacks, the captured stack) into `slot` of the
-    /// zero-filled buffer at work-area offset `buffer`.
-    pub fn write_value(&mut self, buffer: u32, slot: &RecordSlot, ty: Option<DifType>) {
-        let at = buffer + slot.offset;
-        let site = FaultSite::OutsideCode;
-        let access = match ty {
-            Some(ty) if ty.flags & DIF_TYPE_FLAG_BY_USER_REFERENCE != 0 => Access::User,
-            _ => Access::Kernel,
-        };
-        match &slot.layout {
-            ValueLayout::Integer { .. } | ValueLayout::Pointer | ValueLayout::KernelSymbol(_) => {
-                self.put_integer(at, slot.size);
+/// Writes the value in r8 (or, for stacks, the captured stack) into `slot` of the
+/// zero-filled buffer at work-area offset `buffer`.
+pub fn write_value(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    buffer: u32,
+    slot: &RecordSlot,
+    ty: Option<DifType>,
+) {
+    let at = buffer + slot.offset;
+    let site = FaultSite::OutsideCode;
+    let access = match ty {
+        Some(ty) if ty.flags & DIF_TYPE_FLAG_BY_USER_REFERENCE != 0 => Access::User,
+        _ => Access::Kernel,
+    };
+    match &slot.layout {
+        ValueLayout::Integer { .. } | ValueLayout::Pointer | ValueLayout::KernelSymbol(_) => {
+            put_integer(code, at, slot.size);
+        }
+        ValueLayout::String => {
+            if slot.size == 0 {
+                return;
             }
-            ValueLayout::String => {
-                if slot.size == 0 {
-                    return;
-                }
-                let done = self.label();
-                self.asm.jmp_imm_to(JmpOp::Eq, SAVED_0, 0, done);
-                self.mov(SAVED_1, SAVED_0);
-                self.read_string(
-                    SAVED_1,
-                    slot.size - 1,
-                    None,
-                    StringDestination::State(at),
-                    access,
-                    site,
-                );
-                self.bind(done);
+            let done = code.label();
+            code.asm.jmp_imm_to(JmpOp::Eq, SAVED_0, 0, done);
+            code.mov(SAVED_1, SAVED_0);
+            read_string(
+                code,
+                cx,
+                SAVED_1,
+                slot.size - 1,
+                None,
+                StringDestination::State(at),
+                access,
+                site,
+            );
+            code.bind(done);
+        }
+        ValueLayout::Bytes => {
+            if slot.size == 0 {
+                return;
             }
-            ValueLayout::Bytes => {
-                if slot.size == 0 {
-                    return;
-                }
-                let done = self.label();
-                if ty.is_some_and(|ty| ty.is_by_reference()) {
-                    self.asm.jmp_imm_to(JmpOp::Eq, SAVED_0, 0, done);
-                }
-                self.mov(SAVED_1, SAVED_0);
-                self.copy_memory_to_state(SAVED_1, slot.size, at, access, site);
-                self.bind(done);
+            let done = code.label();
+            if ty.is_some_and(|ty| ty.is_by_reference()) {
+                code.asm.jmp_imm_to(JmpOp::Eq, SAVED_0, 0, done);
             }
-            ValueLayout::KernelStack { .. } => {
-                self.capture_stack(at, slot.size, 0);
+            code.mov(SAVED_1, SAVED_0);
+            copy_memory_to_state(code, cx, SAVED_1, slot.size, at, access, site);
+            code.bind(done);
+        }
+        ValueLayout::KernelStack { .. } => {
+            capture_stack(code, cx, at, slot.size, 0);
+        }
+        ValueLayout::UserStack { .. } => {
+            if slot.size >= 8 {
+                code.call(Helper::GetCurrentPidTgid);
+                code.alu_imm(AluOp::Rsh, Reg::R0, 32);
+                code.emit(Insn::stx_mem(MemSize::DW, STATE, Reg::R0, at as i16));
+                capture_stack(code, cx, at + 8, slot.size - 8, BPF_F_USER_STACK);
             }
-            ValueLayout::UserStack { .. } => {
-                if slot.size >= 8 {
-                    self.call(Helper::GetCurrentPidTgid);
-                    self.alu_imm(AluOp::Rsh, Reg::R0, 32);
-                    self.emit(Insn::stx_mem(MemSize::DW, STATE, Reg::R0, at as i16));
-                    self.capture_stack(at + 8, slot.size - 8, BPF_F_USER_STACK);
-                }
-            }
-            ValueLayout::UserSymbol(_) => {
-                if slot.size >= 16 {
-                    self.call(Helper::GetCurrentPidTgid);
-                    self.alu_imm(AluOp::Rsh, Reg::R0, 32);
-                    self.emit(Insn::stx_mem(MemSize::DW, STATE, Reg::R0, at as i16));
-                    self.emit(Insn::stx_mem(MemSize::DW, STATE, SAVED_0, at as i16 + 8));
-                }
+        }
+        ValueLayout::UserSymbol(_) => {
+            if slot.size >= 16 {
+                code.call(Helper::GetCurrentPidTgid);
+                code.alu_imm(AluOp::Rsh, Reg::R0, 32);
+                code.emit(Insn::stx_mem(MemSize::DW, STATE, Reg::R0, at as i16));
+                code.emit(Insn::stx_mem(MemSize::DW, STATE, SAVED_0, at as i16 + 8));
             }
         }
     }
+}
 
-    /// Stores r8 little-endian into `size` bytes at work-area offset `at` (bytes past 8
-    /// stay zero).
-    fn put_integer(&mut self, at: u32, size: u32) {
-        match size {
-            0 => {}
-            1 | 2 | 4 => {
-                let memory_size = MemSize::from_bytes(size as usize).unwrap_or(MemSize::B);
-                self.emit(Insn::stx_mem(memory_size, STATE, SAVED_0, at as i16));
-            }
-            _ if size >= 8 => {
-                self.emit(Insn::stx_mem(MemSize::DW, STATE, SAVED_0, at as i16));
-            }
-            _ => {
-                self.emit(Insn::mov64_reg(Reg::R0, SAVED_0));
-                for byte in 0..size {
-                    self.emit(Insn::stx_mem(
-                        MemSize::B,
-                        STATE,
-                        Reg::R0,
-                        (at + byte) as i16,
-                    ));
-                    self.alu_imm(AluOp::Rsh, Reg::R0, 8);
-                }
+/// Stores r8 little-endian into `size` bytes at work-area offset `at` (bytes past 8
+/// stay zero).
+fn put_integer(code: &mut ProgramCode, at: u32, size: u32) {
+    match size {
+        0 => {}
+        1 | 2 | 4 => {
+            let memory_size = MemSize::from_bytes(size as usize).unwrap_or(MemSize::B);
+            code.emit(Insn::stx_mem(memory_size, STATE, SAVED_0, at as i16));
+        }
+        _ if size >= 8 => {
+            code.emit(Insn::stx_mem(MemSize::DW, STATE, SAVED_0, at as i16));
+        }
+        _ => {
+            code.emit(Insn::mov64_reg(Reg::R0, SAVED_0));
+            for byte in 0..size {
+                code.emit(Insn::stx_mem(
+                    MemSize::B,
+                    STATE,
+                    Reg::R0,
+                    (at + byte) as i16,
+                ));
+                code.alu_imm(AluOp::Rsh, Reg::R0, 8);
             }
         }
     }
+}
 
-    /// `bpf_get_stack` into `size` bytes (whole frames) at work-area offset `at`; a
-    /// kernel stack leaves out the artificial frames (see `artificial_frames`).
-    fn capture_stack(&mut self, at: u32, size: u32, flags: i32) {
-        let size = size / 8 * 8;
-        if size == 0 {
-            return;
-        }
-        if flags & BPF_F_USER_STACK == 0 {
-            self.load_artificial_frame_count();
-        } else {
-            self.emit(Insn::mov64_imm(Reg::R4, flags));
-        }
-        self.emit(Insn::mov64_reg(Reg::R1, CONTEXT));
-        self.state_pointer(Reg::R2, at);
-        self.emit(Insn::mov64_imm(Reg::R3, size as i32));
-        self.call(Helper::GetStack);
+/// `bpf_get_stack` into `size` bytes (whole frames) at work-area offset `at`; a
+/// kernel stack leaves out the artificial frames (see `artificial_frames`).
+fn capture_stack(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    at: u32,
+    size: u32,
+    flags: i32,
+) {
+    let size = size / 8 * 8;
+    if size == 0 {
+        return;
     }
+    if flags & BPF_F_USER_STACK == 0 {
+        load_artificial_frame_count(
+            code,
+            cx.layout(),
+            cx.artificial_frames(),
+            cx.chain == Chain::Error,
+        );
+    } else {
+        code.emit(Insn::mov64_imm(Reg::R4, flags));
+    }
+    code.emit(Insn::mov64_reg(Reg::R1, CONTEXT));
+    code.state_pointer(Reg::R2, at);
+    code.emit(Insn::mov64_imm(Reg::R3, size as i32));
+    code.call(Helper::GetStack);
 }

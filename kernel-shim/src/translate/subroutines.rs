@@ -14,15 +14,29 @@
 use difvm::isa::subroutine;
 use difvm::object::FaultCode;
 
-use super::emitter::{Emitter, FaultSite, FaultValue};
-use super::instructions::tuple_entry;
+use super::clean_path::clean_path;
+use super::code::{FaultSite, FaultValue, ProgramCode};
+use super::error::TranslateError;
+use super::memory::{
+    allocate_scratch, read_string, resolve_address_extent, scratch_address, writable_scratch,
+};
 use super::memory::{Access, ScratchSize, StringDestination, WriteSize};
+use super::network::format_address;
 use super::network::AddressFormat;
 use super::registers::{SAVED_0, SAVED_1, SPILL_0, SPILL_1, SPILL_2, STATE};
+use super::speculation::allocate_speculation;
+use super::string_search::search_string;
 use super::string_search::Search;
+use super::string_subroutines::{
+    change_case, find_character, integer_to_string, path_component, string_to_integer, substring,
+};
+use super::strings::{join_strings, string_length};
+use super::tokens::tokenize;
+use super::translation_context::StatementContext;
+use super::tuples::tuple_entry;
 use super::tuples::EntryKind;
-use super::TranslateError;
 use crate::ebpf::{AluOp, Helper, Insn, JmpOp, MemSize, Reg, SwapWidth};
+use crate::map_layout::ProgramLayout;
 
 /// Ancestors `progenyof()` looks at.
 const PROGENY_DEPTH: u32 = 32;
@@ -30,383 +44,401 @@ const PROGENY_DEPTH: u32 = 32;
 /// The `rand()` seed of the reference engine, so that one CPU's sequence matches it.
 const RANDOM_SEED: u64 = 0x2545_f491_4f6c_dd1d;
 
-impl Emitter<'_> {
-    /// `r0 = tuple entry position's value`.
-    fn argument(&mut self, dst: Reg, position: usize) {
-        let entry = tuple_entry(self, position);
-        self.load_state(dst, entry);
-    }
+/// `r0 = tuple entry position's value`.
+fn argument(code: &mut ProgramCode, layout: &ProgramLayout, dst: Reg, position: usize) {
+    let entry = tuple_entry(layout, position);
+    code.load_state(dst, entry);
+}
 
-    /// Translates `call number`, DIF `%rd` receiving the result.
-    pub fn call_subroutine(
-        &mut self,
-        number: u16,
-        rd: u8,
-        shape: &[EntryKind],
-        site: FaultSite,
-    ) -> Result<(), TranslateError> {
-        let required = match number {
-            subroutine::RAND | subroutine::SPECULATION => 0,
-            subroutine::STRJOIN
-            | subroutine::COPYIN
-            | subroutine::STRCHR
-            | subroutine::STRRCHR
-            | subroutine::STRSTR
-            | subroutine::INDEX
-            | subroutine::RINDEX
-            | subroutine::STRTOK
-            | subroutine::INET_NTOP
-            | subroutine::LINK_NTOP => 2,
-            subroutine::BCOPY | subroutine::COPYINTO => 3,
-            _ => 1,
-        };
-        if shape.len() < required {
-            self.fault(
+/// Translates `call number`, DIF `%rd` receiving the result.
+pub fn call_subroutine(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    number: u16,
+    rd: u8,
+    shape: &[EntryKind],
+    site: FaultSite,
+) -> Result<(), TranslateError> {
+    let required = match number {
+        subroutine::RAND | subroutine::SPECULATION => 0,
+        subroutine::STRJOIN
+        | subroutine::COPYIN
+        | subroutine::STRCHR
+        | subroutine::STRRCHR
+        | subroutine::STRSTR
+        | subroutine::INDEX
+        | subroutine::RINDEX
+        | subroutine::STRTOK
+        | subroutine::INET_NTOP
+        | subroutine::LINK_NTOP => 2,
+        subroutine::BCOPY | subroutine::COPYINTO => 3,
+        _ => 1,
+    };
+    if shape.len() < required {
+        code.fault(
+            cx.fault_exit,
+            FaultCode::IllegalOperation,
+            FaultValue::Constant(number as i32),
+            site,
+        );
+        return Ok(());
+    }
+    let strsize = cx.layout().options.strsize;
+    match number {
+        subroutine::RAND => random(code, cx.layout()),
+        subroutine::SPECULATION => allocate_speculation(code, cx.layout()),
+        subroutine::STRLEN => {
+            argument(code, cx.layout(), SAVED_1, 0);
+            string_length(code, cx, site);
+        }
+        subroutine::STRJOIN => {
+            argument(code, cx.layout(), Reg::R0, 0);
+            code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_2));
+            argument(code, cx.layout(), Reg::R0, 1);
+            code.emit(Insn::stx_mem(
+                MemSize::DW,
+                Reg::FP,
+                Reg::R0,
+                super::registers::SPILL_3,
+            ));
+            join_strings(code, cx, SPILL_2, super::registers::SPILL_3, site);
+        }
+        subroutine::TOUPPER | subroutine::TOLOWER => {
+            argument(code, cx.layout(), SAVED_1, 0);
+            change_case(code, cx, number == subroutine::TOUPPER, site);
+        }
+        subroutine::STRCHR | subroutine::STRRCHR => {
+            argument(code, cx.layout(), Reg::R0, 1);
+            code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_1));
+            argument(code, cx.layout(), SAVED_1, 0);
+            find_character(code, cx, number == subroutine::STRRCHR, site);
+        }
+        subroutine::BASENAME | subroutine::DIRNAME => {
+            argument(code, cx.layout(), SAVED_1, 0);
+            path_component(code, cx, number == subroutine::DIRNAME, site);
+        }
+        subroutine::PROGENYOF => {
+            argument(code, cx.layout(), Reg::R0, 0);
+            code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_1));
+            progeny_of(code, cx)?;
+        }
+        subroutine::STRTOLL => {
+            if shape.len() > 1 {
+                argument(code, cx.layout(), Reg::R0, 1);
+            } else {
+                code.emit(Insn::mov64_imm(Reg::R0, 10));
+            }
+            code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_2));
+            argument(code, cx.layout(), SAVED_1, 0);
+            string_to_integer(code, cx, site);
+        }
+        subroutine::SUBSTR => {
+            argument(code, cx.layout(), Reg::R0, 1);
+            code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_1));
+            if shape.len() > 2 {
+                argument(code, cx.layout(), Reg::R0, 2);
+            } else {
+                code.load_constant(Reg::R0, strsize as u64);
+            }
+            code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_2));
+            argument(code, cx.layout(), SAVED_1, 0);
+            substring(code, cx, site);
+        }
+        subroutine::LLTOSTR => {
+            argument(code, cx.layout(), Reg::R0, 0);
+            code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_1));
+            if shape.len() > 1 {
+                argument(code, cx.layout(), Reg::R0, 1);
+            } else {
+                code.emit(Insn::mov64_imm(Reg::R0, 10));
+            }
+            code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_2));
+            integer_to_string(code, cx, site);
+        }
+        subroutine::GETMAJOR => {
+            argument(code, cx.layout(), Reg::R0, 0);
+            code.alu_imm(AluOp::Rsh, Reg::R0, 20);
+            code.alu_imm(AluOp::And, Reg::R0, 0xfff);
+        }
+        subroutine::GETMINOR => {
+            argument(code, cx.layout(), Reg::R0, 0);
+            code.alu_imm(AluOp::And, Reg::R0, 0xf_ffff);
+        }
+        subroutine::HTONS | subroutine::NTOHS => {
+            argument(code, cx.layout(), Reg::R0, 0);
+            code.emit(Insn::to_be(Reg::R0, SwapWidth::W16));
+        }
+        subroutine::HTONL | subroutine::NTOHL => {
+            argument(code, cx.layout(), Reg::R0, 0);
+            code.emit(Insn::to_be(Reg::R0, SwapWidth::W32));
+        }
+        subroutine::HTONLL | subroutine::NTOHLL => {
+            argument(code, cx.layout(), Reg::R0, 0);
+            code.emit(Insn::to_be(Reg::R0, SwapWidth::W64));
+        }
+        subroutine::ALLOCA => {
+            argument(code, cx.layout(), Reg::R0, 0);
+            code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_0));
+            allocate_scratch(code, cx, ScratchSize::Slot(SPILL_0), site);
+            code.emit(Insn::mov64_reg(Reg::R1, Reg::R0));
+            scratch_address(code, Reg::R0, Reg::R1);
+        }
+        subroutine::BCOPY | subroutine::COPYINTO => {
+            // bcopy(source, destination, size); copyinto(user source, size, destination).
+            let (destination, size, access) = if number == subroutine::BCOPY {
+                (1, 2, Access::Kernel)
+            } else {
+                (2, 1, Access::User)
+            };
+            argument(code, cx.layout(), SAVED_1, destination);
+            argument(code, cx.layout(), Reg::R4, size);
+            copy_to_scratch(code, cx, access, site);
+            return Ok(());
+        }
+        subroutine::COPYIN => {
+            argument(code, cx.layout(), Reg::R0, 1);
+            code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_0));
+            allocate_scratch(code, cx, ScratchSize::Slot(SPILL_0), site);
+            code.emit(Insn::mov64_reg(Reg::R1, Reg::R0));
+            scratch_address(code, SAVED_1, Reg::R1);
+            code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, SAVED_1, SPILL_1));
+            argument(code, cx.layout(), Reg::R4, 1);
+            copy_to_scratch(code, cx, Access::User, site);
+            code.emit(Insn::ldx_mem(MemSize::DW, Reg::R0, Reg::FP, SPILL_1));
+        }
+        subroutine::COPYINSTR => {
+            // The bound is strsize − 1, or the optional maximum when smaller.
+            code.load_constant(Reg::R0, strsize as u64 - 1);
+            if shape.len() > 1 {
+                let keep = code.label();
+                argument(code, cx.layout(), Reg::R1, 1);
+                code.asm.jmp_reg_to(JmpOp::Le, Reg::R0, Reg::R1, keep);
+                code.emit(Insn::mov64_reg(Reg::R0, Reg::R1));
+                code.bind(keep);
+            }
+            code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_0));
+            allocate_scratch(code, cx, ScratchSize::Constant(strsize), site);
+            code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_1));
+            code.emit(Insn::mov64_reg(SAVED_0, STATE));
+            code.alu_imm(AluOp::Add, SAVED_0, cx.layout().state.scratch as i32);
+            code.alu_reg(AluOp::Add, SAVED_0, Reg::R0);
+            argument(code, cx.layout(), SAVED_1, 0);
+            read_string(
+                code,
+                cx,
+                SAVED_1,
+                strsize - 1,
+                Some(SPILL_0),
+                StringDestination::Pointer(SAVED_0),
+                Access::User,
+                site,
+            );
+            code.emit(Insn::ldx_mem(MemSize::DW, Reg::R1, Reg::FP, SPILL_1));
+            scratch_address(code, Reg::R0, Reg::R1);
+            code.emit(Insn::mov64_imm(SAVED_0, 0));
+        }
+        subroutine::INDEX | subroutine::RINDEX | subroutine::STRSTR => {
+            let search = match number {
+                subroutine::INDEX => Search::First,
+                subroutine::RINDEX => Search::Last,
+                _ => Search::Pointer,
+            };
+            let has_start = shape.len() > 2 && search != Search::Pointer;
+            if has_start {
+                argument(code, cx.layout(), Reg::R0, 2);
+                code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_2));
+            }
+            argument(code, cx.layout(), Reg::R0, 0);
+            code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_1));
+            argument(code, cx.layout(), SAVED_1, 1);
+            search_string(code, cx, search, has_start, site);
+        }
+        subroutine::CLEANPATH => {
+            argument(code, cx.layout(), SAVED_1, 0);
+            clean_path(code, cx, site);
+        }
+        subroutine::STRTOK => {
+            argument(code, cx.layout(), SAVED_0, 1);
+            argument(code, cx.layout(), SAVED_1, 0);
+            tokenize(code, cx, site)?;
+        }
+        subroutine::INET_NTOA | subroutine::INET_NTOA6 => {
+            argument(code, cx.layout(), SAVED_1, 0);
+            let format = if number == subroutine::INET_NTOA {
+                AddressFormat::Inet4
+            } else {
+                AddressFormat::Inet6
+            };
+            format_address(code, cx, format, site);
+        }
+        subroutine::INET_NTOP | subroutine::LINK_NTOP => {
+            argument(code, cx.layout(), SAVED_0, 0);
+            argument(code, cx.layout(), SAVED_1, 1);
+            let format = if number == subroutine::INET_NTOP {
+                AddressFormat::InetByFamily
+            } else {
+                AddressFormat::Link
+            };
+            format_address(code, cx, format, site);
+        }
+        subroutine::COPYOUT | subroutine::COPYOUTSTR => {
+            let name = subroutine::name(number).unwrap_or("copyout");
+            return Err(cx.unsupported(format!(
+                "subroutine {name}() (it writes user memory with bpf_probe_write_user, \
+                 which kernels in lockdown refuse, so the kernel engine never uses it)"
+            )));
+        }
+        subroutine::MUTEX_OWNED
+        | subroutine::MUTEX_OWNER
+        | subroutine::MUTEX_TYPE_ADAPTIVE
+        | subroutine::MUTEX_TYPE_SPIN
+        | subroutine::RW_READ_HELD
+        | subroutine::RW_WRITE_HELD
+        | subroutine::RW_ISWRITER
+        | subroutine::MSGDSIZE
+        | subroutine::MSGSIZE
+        | subroutine::DDI_PATHNAME
+        | subroutine::MEMREF
+        | subroutine::SX_SHARED_HELD
+        | subroutine::SX_EXCLUSIVE_HELD
+        | subroutine::SX_ISEXCLUSIVE
+        | subroutine::MEMSTR
+        | subroutine::GETF
+        | subroutine::JSON
+        | subroutine::D_PATH => {
+            code.fault(
+                cx.fault_exit,
                 FaultCode::IllegalOperation,
                 FaultValue::Constant(number as i32),
                 site,
             );
             return Ok(());
         }
-        let strsize = self.layout.options.strsize;
-        match number {
-            subroutine::RAND => self.random(),
-            subroutine::SPECULATION => self.allocate_speculation(),
-            subroutine::STRLEN => {
-                self.argument(SAVED_1, 0);
-                self.string_length(site);
-            }
-            subroutine::STRJOIN => {
-                self.argument(Reg::R0, 0);
-                self.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_2));
-                self.argument(Reg::R0, 1);
-                self.emit(Insn::stx_mem(
-                    MemSize::DW,
-                    Reg::FP,
-                    Reg::R0,
-                    super::registers::SPILL_3,
-                ));
-                self.join_strings(SPILL_2, super::registers::SPILL_3, site);
-            }
-            subroutine::TOUPPER | subroutine::TOLOWER => {
-                self.argument(SAVED_1, 0);
-                self.change_case(number == subroutine::TOUPPER, site);
-            }
-            subroutine::STRCHR | subroutine::STRRCHR => {
-                self.argument(Reg::R0, 1);
-                self.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_1));
-                self.argument(SAVED_1, 0);
-                self.find_character(number == subroutine::STRRCHR, site);
-            }
-            subroutine::BASENAME | subroutine::DIRNAME => {
-                self.argument(SAVED_1, 0);
-                self.path_component(number == subroutine::DIRNAME, site);
-            }
-            subroutine::PROGENYOF => {
-                self.argument(Reg::R0, 0);
-                self.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_1));
-                self.progeny_of()?;
-            }
-            subroutine::STRTOLL => {
-                if shape.len() > 1 {
-                    self.argument(Reg::R0, 1);
-                } else {
-                    self.emit(Insn::mov64_imm(Reg::R0, 10));
-                }
-                self.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_2));
-                self.argument(SAVED_1, 0);
-                self.string_to_integer(site);
-            }
-            subroutine::SUBSTR => {
-                self.argument(Reg::R0, 1);
-                self.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_1));
-                if shape.len() > 2 {
-                    self.argument(Reg::R0, 2);
-                } else {
-                    self.load_constant(Reg::R0, strsize as u64);
-                }
-                self.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_2));
-                self.argument(SAVED_1, 0);
-                self.substring(site);
-            }
-            subroutine::LLTOSTR => {
-                self.argument(Reg::R0, 0);
-                self.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_1));
-                if shape.len() > 1 {
-                    self.argument(Reg::R0, 1);
-                } else {
-                    self.emit(Insn::mov64_imm(Reg::R0, 10));
-                }
-                self.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_2));
-                self.integer_to_string(site);
-            }
-            subroutine::GETMAJOR => {
-                self.argument(Reg::R0, 0);
-                self.alu_imm(AluOp::Rsh, Reg::R0, 20);
-                self.alu_imm(AluOp::And, Reg::R0, 0xfff);
-            }
-            subroutine::GETMINOR => {
-                self.argument(Reg::R0, 0);
-                self.alu_imm(AluOp::And, Reg::R0, 0xf_ffff);
-            }
-            subroutine::HTONS | subroutine::NTOHS => {
-                self.argument(Reg::R0, 0);
-                self.emit(Insn::to_be(Reg::R0, SwapWidth::W16));
-            }
-            subroutine::HTONL | subroutine::NTOHL => {
-                self.argument(Reg::R0, 0);
-                self.emit(Insn::to_be(Reg::R0, SwapWidth::W32));
-            }
-            subroutine::HTONLL | subroutine::NTOHLL => {
-                self.argument(Reg::R0, 0);
-                self.emit(Insn::to_be(Reg::R0, SwapWidth::W64));
-            }
-            subroutine::ALLOCA => {
-                self.argument(Reg::R0, 0);
-                self.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_0));
-                self.allocate_scratch(ScratchSize::Slot(SPILL_0), site);
-                self.emit(Insn::mov64_reg(Reg::R1, Reg::R0));
-                self.scratch_address(Reg::R0, Reg::R1);
-            }
-            subroutine::BCOPY | subroutine::COPYINTO => {
-                // bcopy(source, destination, size); copyinto(user source, size, destination).
-                let (destination, size, access) = if number == subroutine::BCOPY {
-                    (1, 2, Access::Kernel)
-                } else {
-                    (2, 1, Access::User)
-                };
-                self.argument(SAVED_1, destination);
-                self.argument(Reg::R4, size);
-                self.copy_to_scratch(access, site);
-                return Ok(());
-            }
-            subroutine::COPYIN => {
-                self.argument(Reg::R0, 1);
-                self.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_0));
-                self.allocate_scratch(ScratchSize::Slot(SPILL_0), site);
-                self.emit(Insn::mov64_reg(Reg::R1, Reg::R0));
-                self.scratch_address(SAVED_1, Reg::R1);
-                self.emit(Insn::stx_mem(MemSize::DW, Reg::FP, SAVED_1, SPILL_1));
-                self.argument(Reg::R4, 1);
-                self.copy_to_scratch(Access::User, site);
-                self.emit(Insn::ldx_mem(MemSize::DW, Reg::R0, Reg::FP, SPILL_1));
-            }
-            subroutine::COPYINSTR => {
-                // The bound is strsize − 1, or the optional maximum when smaller.
-                self.load_constant(Reg::R0, strsize as u64 - 1);
-                if shape.len() > 1 {
-                    let keep = self.label();
-                    self.argument(Reg::R1, 1);
-                    self.asm.jmp_reg_to(JmpOp::Le, Reg::R0, Reg::R1, keep);
-                    self.emit(Insn::mov64_reg(Reg::R0, Reg::R1));
-                    self.bind(keep);
-                }
-                self.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_0));
-                self.allocate_scratch(ScratchSize::Constant(strsize), site);
-                self.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_1));
-                self.emit(Insn::mov64_reg(SAVED_0, STATE));
-                self.alu_imm(AluOp::Add, SAVED_0, self.layout.state.scratch as i32);
-                self.alu_reg(AluOp::Add, SAVED_0, Reg::R0);
-                self.argument(SAVED_1, 0);
-                self.read_string(
-                    SAVED_1,
-                    strsize - 1,
-                    Some(SPILL_0),
-                    StringDestination::Pointer(SAVED_0),
-                    Access::User,
-                    site,
-                );
-                self.emit(Insn::ldx_mem(MemSize::DW, Reg::R1, Reg::FP, SPILL_1));
-                self.scratch_address(Reg::R0, Reg::R1);
-                self.emit(Insn::mov64_imm(SAVED_0, 0));
-            }
-            subroutine::INDEX | subroutine::RINDEX | subroutine::STRSTR => {
-                let search = match number {
-                    subroutine::INDEX => Search::First,
-                    subroutine::RINDEX => Search::Last,
-                    _ => Search::Pointer,
-                };
-                let has_start = shape.len() > 2 && search != Search::Pointer;
-                if has_start {
-                    self.argument(Reg::R0, 2);
-                    self.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_2));
-                }
-                self.argument(Reg::R0, 0);
-                self.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_1));
-                self.argument(SAVED_1, 1);
-                self.search_string(search, has_start, site);
-            }
-            subroutine::CLEANPATH => {
-                self.argument(SAVED_1, 0);
-                self.clean_path(site);
-            }
-            subroutine::STRTOK => {
-                self.argument(SAVED_0, 1);
-                self.argument(SAVED_1, 0);
-                self.tokenize(site)?;
-            }
-            subroutine::INET_NTOA | subroutine::INET_NTOA6 => {
-                self.argument(SAVED_1, 0);
-                let format = if number == subroutine::INET_NTOA {
-                    AddressFormat::Inet4
-                } else {
-                    AddressFormat::Inet6
-                };
-                self.format_address(format, site);
-            }
-            subroutine::INET_NTOP | subroutine::LINK_NTOP => {
-                self.argument(SAVED_0, 0);
-                self.argument(SAVED_1, 1);
-                let format = if number == subroutine::INET_NTOP {
-                    AddressFormat::InetByFamily
-                } else {
-                    AddressFormat::Link
-                };
-                self.format_address(format, site);
-            }
-            subroutine::COPYOUT | subroutine::COPYOUTSTR => {
-                let name = subroutine::name(number).unwrap_or("copyout");
-                return Err(self.unsupported(format!(
-                    "subroutine {name}() (it writes user memory with bpf_probe_write_user, \
-                     which kernels in lockdown refuse, so the kernel engine never uses it)"
-                )));
-            }
-            subroutine::MUTEX_OWNED
-            | subroutine::MUTEX_OWNER
-            | subroutine::MUTEX_TYPE_ADAPTIVE
-            | subroutine::MUTEX_TYPE_SPIN
-            | subroutine::RW_READ_HELD
-            | subroutine::RW_WRITE_HELD
-            | subroutine::RW_ISWRITER
-            | subroutine::MSGDSIZE
-            | subroutine::MSGSIZE
-            | subroutine::DDI_PATHNAME
-            | subroutine::MEMREF
-            | subroutine::SX_SHARED_HELD
-            | subroutine::SX_EXCLUSIVE_HELD
-            | subroutine::SX_ISEXCLUSIVE
-            | subroutine::MEMSTR
-            | subroutine::GETF
-            | subroutine::JSON
-            | subroutine::D_PATH => {
-                self.fault(
-                    FaultCode::IllegalOperation,
-                    FaultValue::Constant(number as i32),
-                    site,
-                );
-                return Ok(());
-            }
-            _ => {
-                let name = subroutine::name(number).unwrap_or("an unknown subroutine");
-                return Err(self.unsupported(format!("subroutine {name}()")));
-            }
+        _ => {
+            let name = subroutine::name(number).unwrap_or("an unknown subroutine");
+            return Err(cx.unsupported(format!("subroutine {name}()")));
         }
-        self.store_dif(rd, Reg::R0);
-        Ok(())
     }
+    code.store_dif(rd, Reg::R0);
+    Ok(())
+}
 
-    /// Copies the size in r4 bytes from the address in tuple entry 0 to the scratch at
-    /// the DIF address in r9 (bcopy, copyin, copyinto).
-    fn copy_to_scratch(&mut self, access: Access, site: FaultSite) {
-        self.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R4, SPILL_0));
-        self.writable_scratch(SAVED_1, WriteSize::Register(Reg::R4), SAVED_0, site);
-        let done = self.label();
-        self.emit(Insn::ldx_mem(MemSize::DW, Reg::R2, Reg::FP, SPILL_0));
-        self.asm.jmp_imm_to(JmpOp::Eq, Reg::R2, 0, done);
-        self.argument(SAVED_1, 0);
-        self.resolve_address_extent(SAVED_1, SPILL_0, Reg::R3, access, site);
-        self.emit(Insn::ldx_mem(MemSize::DW, Reg::R2, Reg::FP, SPILL_0));
-        self.fault_if_imm(
-            JmpOp::Gt,
-            Reg::R2,
-            self.layout.state.scratch_size as i32,
-            FaultCode::BadAddress,
-            FaultValue::Register(SAVED_1),
-            site,
-        );
-        self.mov(Reg::R1, SAVED_0);
-        let helper = if access == Access::User {
-            Helper::ProbeReadUser
-        } else {
-            Helper::ProbeReadKernel
-        };
-        self.call(helper);
-        self.fault_if_imm(
-            JmpOp::Ne,
-            Reg::R0,
-            0,
-            FaultCode::BadAddress,
-            FaultValue::Register(SAVED_1),
-            site,
-        );
-        self.bind(done);
-        self.emit(Insn::mov64_imm(SAVED_0, 0));
-    }
+/// Copies the size in r4 bytes from the address in tuple entry 0 to the scratch at
+/// the DIF address in r9 (bcopy, copyin, copyinto).
+fn copy_to_scratch(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    access: Access,
+    site: FaultSite,
+) {
+    code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R4, SPILL_0));
+    writable_scratch(
+        code,
+        cx,
+        SAVED_1,
+        WriteSize::Register(Reg::R4),
+        SAVED_0,
+        site,
+    );
+    let done = code.label();
+    code.emit(Insn::ldx_mem(MemSize::DW, Reg::R2, Reg::FP, SPILL_0));
+    code.asm.jmp_imm_to(JmpOp::Eq, Reg::R2, 0, done);
+    argument(code, cx.layout(), SAVED_1, 0);
+    resolve_address_extent(code, cx, SAVED_1, SPILL_0, Reg::R3, access, site);
+    code.emit(Insn::ldx_mem(MemSize::DW, Reg::R2, Reg::FP, SPILL_0));
+    code.fault_if_imm(
+        cx.fault_exit,
+        JmpOp::Gt,
+        Reg::R2,
+        cx.layout().state.scratch_size as i32,
+        FaultCode::BadAddress,
+        FaultValue::Register(SAVED_1),
+        site,
+    );
+    code.mov(Reg::R1, SAVED_0);
+    let helper = if access == Access::User {
+        Helper::ProbeReadUser
+    } else {
+        Helper::ProbeReadKernel
+    };
+    code.call(helper);
+    code.fault_if_imm(
+        cx.fault_exit,
+        JmpOp::Ne,
+        Reg::R0,
+        0,
+        FaultCode::BadAddress,
+        FaultValue::Register(SAVED_1),
+        site,
+    );
+    code.bind(done);
+    code.emit(Insn::mov64_imm(SAVED_0, 0));
+}
 
-    /// `progenyof(pid)` with the pid in `SPILL_1`: r0 = 1 when the current process or
-    /// one of its first [`PROGENY_DEPTH`] ancestors has that pid (following
-    /// `task->real_parent`), else 0.
-    fn progeny_of(&mut self) -> Result<(), TranslateError> {
-        let offsets =
-            self.layout.options.task_offsets.ok_or_else(|| {
-                self.unsupported("progenyof() without task_struct offsets from BTF")
-            })?;
-        let temporary = self.layout.state.temporary;
-        let found = self.label();
-        let done = self.label();
-        self.call(Helper::GetCurrentTask);
-        self.emit(Insn::mov64_reg(SAVED_0, Reg::R0));
-        for _ in 0..PROGENY_DEPTH {
-            // tgid of the task in r8.
-            self.store_state_imm(temporary, 0);
-            self.state_pointer(Reg::R1, temporary);
-            self.emit(Insn::mov64_imm(Reg::R2, 4));
-            self.emit(Insn::mov64_reg(Reg::R3, SAVED_0));
-            self.alu_imm(AluOp::Add, Reg::R3, offsets.tgid as i32);
-            self.call(Helper::ProbeReadKernel);
-            self.emit(Insn::ldx_mem(MemSize::W, Reg::R1, STATE, temporary as i16));
-            self.emit(Insn::ldx_mem(MemSize::DW, Reg::R2, Reg::FP, SPILL_1));
-            self.asm.jmp_reg_to(JmpOp::Eq, Reg::R1, Reg::R2, found);
-            // Its parent; the chain ends at a task that is its own parent.
-            self.store_state_imm(temporary, 0);
-            self.state_pointer(Reg::R1, temporary);
-            self.emit(Insn::mov64_imm(Reg::R2, 8));
-            self.emit(Insn::mov64_reg(Reg::R3, SAVED_0));
-            self.alu_imm(AluOp::Add, Reg::R3, offsets.real_parent as i32);
-            self.call(Helper::ProbeReadKernel);
-            self.load_state(Reg::R1, temporary);
-            self.asm.jmp_imm_to(JmpOp::Eq, Reg::R1, 0, done);
-            self.asm.jmp_reg_to(JmpOp::Eq, Reg::R1, SAVED_0, done);
-            self.emit(Insn::mov64_reg(SAVED_0, Reg::R1));
-        }
-        self.asm.ja_to(done);
-        self.bind(found);
-        self.emit(Insn::mov64_imm(SAVED_0, 1));
-        let finished = self.label();
-        self.asm.ja_to(finished);
-        self.bind(done);
-        self.emit(Insn::mov64_imm(SAVED_0, 0));
-        self.bind(finished);
-        self.emit(Insn::mov64_reg(Reg::R0, SAVED_0));
-        self.emit(Insn::mov64_imm(SAVED_0, 0));
-        Ok(())
+/// `progenyof(pid)` with the pid in `SPILL_1`: r0 = 1 when the current process or
+/// one of its first [`PROGENY_DEPTH`] ancestors has that pid (following
+/// `task->real_parent`), else 0.
+fn progeny_of(code: &mut ProgramCode, cx: &StatementContext<'_>) -> Result<(), TranslateError> {
+    let offsets = cx
+        .layout()
+        .options
+        .task_offsets
+        .ok_or_else(|| cx.unsupported("progenyof() without task_struct offsets from BTF"))?;
+    let temporary = cx.layout().state.temporary;
+    let found = code.label();
+    let done = code.label();
+    code.call(Helper::GetCurrentTask);
+    code.emit(Insn::mov64_reg(SAVED_0, Reg::R0));
+    for _ in 0..PROGENY_DEPTH {
+        // tgid of the task in r8.
+        code.store_state_imm(temporary, 0);
+        code.state_pointer(Reg::R1, temporary);
+        code.emit(Insn::mov64_imm(Reg::R2, 4));
+        code.emit(Insn::mov64_reg(Reg::R3, SAVED_0));
+        code.alu_imm(AluOp::Add, Reg::R3, offsets.tgid as i32);
+        code.call(Helper::ProbeReadKernel);
+        code.emit(Insn::ldx_mem(MemSize::W, Reg::R1, STATE, temporary as i16));
+        code.emit(Insn::ldx_mem(MemSize::DW, Reg::R2, Reg::FP, SPILL_1));
+        code.asm.jmp_reg_to(JmpOp::Eq, Reg::R1, Reg::R2, found);
+        // Its parent; the chain ends at a task that is its own parent.
+        code.store_state_imm(temporary, 0);
+        code.state_pointer(Reg::R1, temporary);
+        code.emit(Insn::mov64_imm(Reg::R2, 8));
+        code.emit(Insn::mov64_reg(Reg::R3, SAVED_0));
+        code.alu_imm(AluOp::Add, Reg::R3, offsets.real_parent as i32);
+        code.call(Helper::ProbeReadKernel);
+        code.load_state(Reg::R1, temporary);
+        code.asm.jmp_imm_to(JmpOp::Eq, Reg::R1, 0, done);
+        code.asm.jmp_reg_to(JmpOp::Eq, Reg::R1, SAVED_0, done);
+        code.emit(Insn::mov64_reg(SAVED_0, Reg::R1));
     }
+    code.asm.ja_to(done);
+    code.bind(found);
+    code.emit(Insn::mov64_imm(SAVED_0, 1));
+    let finished = code.label();
+    code.asm.ja_to(finished);
+    code.bind(done);
+    code.emit(Insn::mov64_imm(SAVED_0, 0));
+    code.bind(finished);
+    code.emit(Insn::mov64_reg(Reg::R0, SAVED_0));
+    code.emit(Insn::mov64_imm(SAVED_0, 0));
+    Ok(())
+}
 
-    /// `rand()`: the reference engine's xorshift, one state per CPU.
-    fn random(&mut self) {
-        let random = self.layout.state.random;
-        let seeded = self.label();
-        self.load_state(Reg::R0, random);
-        self.asm.jmp_imm_to(JmpOp::Ne, Reg::R0, 0, seeded);
-        self.load_constant(Reg::R0, RANDOM_SEED | 1);
-        self.bind(seeded);
-        for (op, shift) in [(AluOp::Lsh, 13), (AluOp::Rsh, 7), (AluOp::Lsh, 17)] {
-            self.emit(Insn::mov64_reg(Reg::R1, Reg::R0));
-            self.alu_imm(op, Reg::R1, shift);
-            self.alu_reg(AluOp::Xor, Reg::R0, Reg::R1);
-        }
-        self.store_state(random, Reg::R0);
-        self.alu_imm(AluOp::Rsh, Reg::R0, 33);
-        self.alu_imm(AluOp::And, Reg::R0, 0x7fff_ffff);
+/// `rand()`: the reference engine's xorshift, one state per CPU.
+fn random(code: &mut ProgramCode, layout: &ProgramLayout) {
+    let random = layout.state.random;
+    let seeded = code.label();
+    code.load_state(Reg::R0, random);
+    code.asm.jmp_imm_to(JmpOp::Ne, Reg::R0, 0, seeded);
+    code.load_constant(Reg::R0, RANDOM_SEED | 1);
+    code.bind(seeded);
+    for (op, shift) in [(AluOp::Lsh, 13), (AluOp::Rsh, 7), (AluOp::Lsh, 17)] {
+        code.emit(Insn::mov64_reg(Reg::R1, Reg::R0));
+        code.alu_imm(op, Reg::R1, shift);
+        code.alu_reg(AluOp::Xor, Reg::R0, Reg::R1);
     }
+    code.store_state(random, Reg::R0);
+    code.alu_imm(AluOp::Rsh, Reg::R0, 33);
+    code.alu_imm(AluOp::And, Reg::R0, 0x7fff_ffff);
 }

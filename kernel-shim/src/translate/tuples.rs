@@ -7,6 +7,8 @@
 use difvm::difo::Difo;
 use difvm::isa::{Opcode, DIF_TUPLE_STACK_DEPTH, DIF_TYPE_STRING};
 
+use crate::map_layout::ProgramLayout;
+
 /// What one tuple-stack entry holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EntryKind {
@@ -114,4 +116,9 @@ fn push(entries: &[EntryKind], kind: EntryKind) -> Shape {
         entries.push(kind);
     }
     Shape::Known(entries)
+}
+
+/// Work-area offset of tuple entry `position`'s (value, size) words.
+pub fn tuple_entry(layout: &ProgramLayout, position: usize) -> u32 {
+    layout.state.tuples + 24 * position as u32
 }

@@ -21,42 +21,11 @@
 //! as raw tracepoint arguments, which are plain numbers to the verifier, so the task
 //! fields are read with `bpf_probe_read_kernel`.
 
-use difvm::isa::{builtin_variable, Opcode};
-use difvm::object::CompiledProgram;
-
-use super::emitter::Emitter;
-use super::layout::{program_difos, MapFds, ProgramLayout};
-use super::TranslateError;
+use super::code::ProgramCode;
+use super::error::TranslateError;
+use super::translation_context::StatementContext;
 use crate::ebpf::{AluOp, Assembler, Helper, Insn, JmpOp, MemSize, Reg};
-
-/// Threads the `vtimestamps` map keeps; the least recently used are evicted first.
-pub const VTIMESTAMP_THREADS: u32 = 32 * 1024;
-
-/// The value of a `vtimestamps` entry: u64 offsets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct VtimestampLayout;
-
-impl VtimestampLayout {
-    /// The thread's `start_time`, which tells it from a later thread at the same address.
-    pub const START_TIME: u32 = 0;
-    /// Nanoseconds on CPU before `SWITCHED_IN`.
-    pub const ON_CPU: u32 = 8;
-    /// `bpf_ktime_get_ns()` at the thread's last switch-in; 0 while it is switched out.
-    pub const SWITCHED_IN: u32 = 16;
-    /// Bytes of the value.
-    pub const SIZE: u32 = 24;
-}
-
-/// Whether any DIFO of `program` reads `vtimestamp`: the session then keeps the
-/// `vtimestamps` map and its tracker.
-pub fn program_reads_vtimestamp(program: &CompiledProgram) -> bool {
-    program_difos(program).iter().any(|(_, difo)| {
-        difo.code.iter().any(|instruction| {
-            instruction.opcode() == Some(Opcode::Ldgs)
-                && instruction.index() == builtin_variable::VTIMESTAMP
-        })
-    })
-}
+use crate::map_layout::{MapFds, ProgramLayout, VtimestampLayout};
 
 /// The tracker's stack: the thread's start time, the map key (its `task_struct`
 /// address), and an entry being built.
@@ -210,75 +179,77 @@ pub fn vtimestamp_tracker(
     Ok(asm.finish()?)
 }
 
-impl Emitter<'_> {
-    /// `r0 = vtimestamp`: the current thread's entry's time on CPU plus the time since
-    /// its switch-in, up to the clause's `timestamp` (so the value is constant within a
-    /// clause); the scheduler's count when the thread has no entry (clobbers r0–r5).
-    pub fn load_vtimestamp(&mut self) -> Result<(), TranslateError> {
-        let offsets =
-            self.layout.options.task_offsets.ok_or_else(|| {
-                self.unsupported("vtimestamp without task_struct offsets from BTF")
-            })?;
-        let map = self
-            .maps
-            .vtimestamps
-            .ok_or(TranslateError::MissingMap { map: "vtimestamps" })?;
-        let task = self.layout.state.temporary;
-        let start_time = task + 8;
-        let scheduler_count = task + 16;
-        let timestamp = self.layout.state.timestamp;
-        let fallback = self.label();
-        let done = self.label();
-        self.call(Helper::GetCurrentTask);
-        self.store_state(task, Reg::R0);
-        self.store_state_imm(start_time, 0);
-        self.state_pointer(Reg::R1, start_time);
-        self.emit(Insn::mov64_imm(Reg::R2, 8));
-        self.emit(Insn::mov64_reg(Reg::R3, Reg::R0));
-        self.alu_imm(AluOp::Add, Reg::R3, offsets.start_time as i32);
-        self.call(Helper::ProbeReadKernel);
-        self.emit_all(&Insn::ld_map_fd(Reg::R1, map));
-        self.state_pointer(Reg::R2, task);
-        self.call(Helper::MapLookupElem);
-        self.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, fallback);
-        self.emit(Insn::ldx_mem(
-            MemSize::DW,
-            Reg::R1,
-            Reg::R0,
-            VtimestampLayout::START_TIME as i16,
-        ));
-        self.load_state(Reg::R2, start_time);
-        self.asm.jmp_reg_to(JmpOp::Ne, Reg::R1, Reg::R2, fallback);
-        self.emit(Insn::ldx_mem(
-            MemSize::DW,
-            Reg::R1,
-            Reg::R0,
-            VtimestampLayout::SWITCHED_IN as i16,
-        ));
-        self.emit(Insn::ldx_mem(
-            MemSize::DW,
-            Reg::R0,
-            Reg::R0,
-            VtimestampLayout::ON_CPU as i16,
-        ));
-        // Switched out (a clause running in `sched_switch` after the tracker): the
-        // entry's count is the whole of it.
-        self.asm.jmp_imm_to(JmpOp::Eq, Reg::R1, 0, done);
-        self.load_state(Reg::R3, timestamp);
-        self.asm.jmp_reg_to(JmpOp::Lt, Reg::R3, Reg::R1, done);
-        self.alu_reg(AluOp::Sub, Reg::R3, Reg::R1);
-        self.alu_reg(AluOp::Add, Reg::R0, Reg::R3);
-        self.asm.ja_to(done);
+/// `r0 = vtimestamp`: the current thread's entry's time on CPU plus the time since
+/// its switch-in, up to the clause's `timestamp` (so the value is constant within a
+/// clause); the scheduler's count when the thread has no entry (clobbers r0–r5).
+pub fn load_vtimestamp(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+) -> Result<(), TranslateError> {
+    let offsets = cx
+        .layout()
+        .options
+        .task_offsets
+        .ok_or_else(|| cx.unsupported("vtimestamp without task_struct offsets from BTF"))?;
+    let map = cx
+        .maps()
+        .vtimestamps
+        .ok_or(TranslateError::MissingMap { map: "vtimestamps" })?;
+    let task = cx.layout().state.temporary;
+    let start_time = task + 8;
+    let scheduler_count = task + 16;
+    let timestamp = cx.layout().state.timestamp;
+    let fallback = code.label();
+    let done = code.label();
+    code.call(Helper::GetCurrentTask);
+    code.store_state(task, Reg::R0);
+    code.store_state_imm(start_time, 0);
+    code.state_pointer(Reg::R1, start_time);
+    code.emit(Insn::mov64_imm(Reg::R2, 8));
+    code.emit(Insn::mov64_reg(Reg::R3, Reg::R0));
+    code.alu_imm(AluOp::Add, Reg::R3, offsets.start_time as i32);
+    code.call(Helper::ProbeReadKernel);
+    code.emit_all(&Insn::ld_map_fd(Reg::R1, map));
+    code.state_pointer(Reg::R2, task);
+    code.call(Helper::MapLookupElem);
+    code.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, fallback);
+    code.emit(Insn::ldx_mem(
+        MemSize::DW,
+        Reg::R1,
+        Reg::R0,
+        VtimestampLayout::START_TIME as i16,
+    ));
+    code.load_state(Reg::R2, start_time);
+    code.asm.jmp_reg_to(JmpOp::Ne, Reg::R1, Reg::R2, fallback);
+    code.emit(Insn::ldx_mem(
+        MemSize::DW,
+        Reg::R1,
+        Reg::R0,
+        VtimestampLayout::SWITCHED_IN as i16,
+    ));
+    code.emit(Insn::ldx_mem(
+        MemSize::DW,
+        Reg::R0,
+        Reg::R0,
+        VtimestampLayout::ON_CPU as i16,
+    ));
+    // Switched out (a clause running in `sched_switch` after the tracker): the
+    // entry's count is the whole of it.
+    code.asm.jmp_imm_to(JmpOp::Eq, Reg::R1, 0, done);
+    code.load_state(Reg::R3, timestamp);
+    code.asm.jmp_reg_to(JmpOp::Lt, Reg::R3, Reg::R1, done);
+    code.alu_reg(AluOp::Sub, Reg::R3, Reg::R1);
+    code.alu_reg(AluOp::Add, Reg::R0, Reg::R3);
+    code.asm.ja_to(done);
 
-        self.bind(fallback);
-        self.store_state_imm(scheduler_count, 0);
-        self.state_pointer(Reg::R1, scheduler_count);
-        self.emit(Insn::mov64_imm(Reg::R2, 8));
-        self.load_state(Reg::R3, task);
-        self.alu_imm(AluOp::Add, Reg::R3, offsets.sum_exec_runtime as i32);
-        self.call(Helper::ProbeReadKernel);
-        self.load_state(Reg::R0, scheduler_count);
-        self.bind(done);
-        Ok(())
-    }
+    code.bind(fallback);
+    code.store_state_imm(scheduler_count, 0);
+    code.state_pointer(Reg::R1, scheduler_count);
+    code.emit(Insn::mov64_imm(Reg::R2, 8));
+    code.load_state(Reg::R3, task);
+    code.alu_imm(AluOp::Add, Reg::R3, offsets.sum_exec_runtime as i32);
+    code.call(Helper::ProbeReadKernel);
+    code.load_state(Reg::R0, scheduler_count);
+    code.bind(done);
+    Ok(())
 }

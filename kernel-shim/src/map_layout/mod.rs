@@ -1,5 +1,5 @@
-//! The layout contract between translated probe programs and the runtime: which maps a
-//! program uses, their key and value layouts, the sizes derived from the options, and how
+//! The layout contract between translated probe programs (`translate`) and the runtime
+//! (`runtime`), shared by both: which maps a program uses, their key and value layouts, the sizes derived from the options, and how
 //! values are found in them. The runtime creates the maps from [`ProgramLayout`]'s
 //! [`MapSpec`]s, hands their descriptors back as [`MapFds`], fills the constants map with
 //! [`ProgramLayout::constants_image`], and reads records, aggregations, drop counters and
@@ -18,7 +18,7 @@
 //! | `aggregations` (if the program aggregates) | `PERCPU_HASH` | [`AggregationKeyLayout`] | u64 update count, u64 generation, then the aggregation's words | from `aggsize` |
 //! | `aggregation_generations` (if the program aggregates) | `ARRAY` | u32 aggregation id | u64 clear generation, written by the consumer | largest aggregation id + 1 |
 //! | `speculations` (if the program speculates) | `ARRAY` | u32 `(id - 1) * cpus + cpu` | u64 bytes used, then `specsize` bytes of records | `nspec × cpus` |
-//! | `vtimestamps` (if the program reads `vtimestamp`) | `LRU_HASH` | u64 `task_struct` address | [`VtimestampLayout`]: the thread's time on CPU, kept by the runtime's `sched_switch` tracker (see `vtimestamps`) | [`VTIMESTAMP_THREADS`] |
+//! | `vtimestamps` (if the program reads `vtimestamp`) | `LRU_HASH` | u64 `task_struct` address | [`VtimestampLayout`]: the thread's time on CPU, kept by the runtime's `sched_switch` tracker (see `translate::vtimestamps`) | [`VTIMESTAMP_THREADS`] |
 //!
 //! The per-CPU work area is an ordinary array indexed by `bpf_get_smp_processor_id()`
 //! rather than a per-CPU array, because per-CPU values are limited to 32 KiB and scratch
@@ -87,14 +87,21 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use difvm::aggregation::AggregationRule;
-use difvm::difo::{DifType, Difo, VariableScope};
+use difvm::difo::{DifType, VariableScope};
 use difvm::isa::DIF_TUPLE_STACK_DEPTH;
 use difvm::object::{ActionKind, CompiledProgram, VariableStorage, RECORD_HEADER_SIZE};
 use difvm::verify::VerifiedProgram;
 
-pub use super::task_offsets::TaskStructOffsets;
-use super::vtimestamps::program_reads_vtimestamp;
-pub use super::vtimestamps::{VtimestampLayout, VTIMESTAMP_THREADS};
+mod difos;
+mod task_offsets;
+mod vtimestamps;
+
+pub use difos::{
+    calls_subroutine, program_difos, program_reads_vtimestamp, DifoLocation, DifoSlot,
+};
+pub use task_offsets::TaskStructOffsets;
+pub use vtimestamps::{VtimestampLayout, VTIMESTAMP_THREADS};
+
 use crate::sys::MapType;
 
 /// Tag of scratch addresses: offsets into the work area's scratch space.
@@ -263,20 +270,6 @@ pub struct MapFds {
     pub vtimestamps: Option<i32>,
 }
 
-/// Which DIFO of a statement: its predicate or one action value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum DifoSlot {
-    Predicate,
-    ActionValue { action: usize, value: usize },
-}
-
-/// A DIFO of the program: statement index and slot.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct DifoLocation {
-    pub statement: usize,
-    pub slot: DifoSlot,
-}
-
 /// The per-CPU work area (`state` map value), offsets in bytes. Fixed words come first;
 /// areas follow in the order of the fields below; the zero guard is last.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -440,48 +433,6 @@ fn checked_u32(name: &'static str, value: u64) -> Result<u32, LayoutError> {
     u32::try_from(value).map_err(|_| LayoutError::Option {
         name,
         reason: format!("{value} bytes is more than the kernel engine supports"),
-    })
-}
-
-/// Every DIFO of a program with its location.
-pub fn program_difos(program: &CompiledProgram) -> Vec<(DifoLocation, &Difo)> {
-    let mut difos = Vec::new();
-    for (statement_index, statement) in program.statements.iter().enumerate() {
-        if let Some(predicate) = &statement.predicate {
-            difos.push((
-                DifoLocation {
-                    statement: statement_index,
-                    slot: DifoSlot::Predicate,
-                },
-                predicate,
-            ));
-        }
-        for (action_index, action) in statement.actions.iter().enumerate() {
-            for (value_index, value) in action.values.iter().enumerate() {
-                if let Some(difo) = &value.difo {
-                    difos.push((
-                        DifoLocation {
-                            statement: statement_index,
-                            slot: DifoSlot::ActionValue {
-                                action: action_index,
-                                value: value_index,
-                            },
-                        },
-                        difo,
-                    ));
-                }
-            }
-        }
-    }
-    difos
-}
-
-/// Whether any DIFO of `program` calls subroutine `number`.
-pub fn calls_subroutine(program: &CompiledProgram, number: u16) -> bool {
-    program_difos(program).iter().any(|(_, difo)| {
-        difo.code.iter().any(|instruction| {
-            instruction.opcode() == Some(difvm::isa::Opcode::Call) && instruction.index() == number
-        })
     })
 }
 

@@ -1,24 +1,18 @@
-//! The translator's emitter: the assembler plus what every part of the translation needs
-//! to know (layout, map descriptors, the clause being translated, where its faults go)
-//! and the small code sequences they all use (DIF register access, faults, counters,
-//! zero-filling, pointers into the maps).
+//! The translator's assembler: the instruction buffer and its labels, the code sequences
+//! every part of the translation uses (DIF register access, the work area's words,
+//! pointers into the maps, per-CPU counters, zero-filling), fault exits, and the
+//! `bpf_loop` calls whose callbacks are emitted after the chains. It owns only code
+//! emission: what a probe or a statement is comes in as a typed context (see
+//! `translation_context`).
 
-use difvm::object::{CompiledProgram, FaultCode, ProbeDescription};
+use difvm::object::FaultCode;
 
-use super::artificial_frames::ArtificialFrames;
-use super::context::ContextKind;
-use super::layout::{MapFds, ProgramLayout};
 use super::loops::LoopBody;
-use super::registers::{dif_register_slot, MAP_KEY, STATE};
-use super::TranslateError;
-use crate::ebpf::{AluOp, Assembler, AtomicOp, Helper, Insn, JmpOp, Label, MemSize, Reg};
-
-/// Which ECB chain code belongs to: the probe's own, or the ERROR probe's subprogram.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Chain {
-    Main,
-    Error,
-}
+use super::registers::{dif_register_slot, LOOP_CONTEXT, MAP_KEY, STATE};
+use crate::ebpf::{
+    AluOp, AssembleError, Assembler, AtomicOp, Helper, Insn, JmpOp, Label, MemSize, Reg,
+};
+use crate::map_layout::{MapFds, ProgramLayout};
 
 /// The value a fault reports in `arg5`.
 #[derive(Debug, Clone, Copy)]
@@ -44,58 +38,47 @@ impl FaultSite {
     }
 }
 
-/// Translation state shared by every part of the translator.
-pub struct Emitter<'a> {
-    pub asm: Assembler,
-    pub layout: &'a ProgramLayout,
-    pub maps: &'a MapFds,
-    pub program: &'a CompiledProgram,
-    /// The chain being emitted.
-    pub chain: Chain,
-    /// Where faults of the statement being emitted go.
-    pub fault_label: Label,
-    /// Human-readable location of the code being emitted, for errors.
-    pub location: String,
-    /// The enabled probe whose statement is being emitted.
-    pub epid: u32,
-    pub probe_id: u32,
-    pub probe: ProbeDescription,
-    /// Arguments the main chain's probe has (`args[]`), and whether `errno` is its.
-    pub argument_count: u8,
-    pub has_errno: bool,
-    /// What the probe's `ctx` is (for `regs[]`).
-    pub context: ContextKind,
-    /// How the tracing machinery's frames are left out of kernel stacks.
-    pub artificial_frames: ArtificialFrames,
-    /// The `bpf_loop` callbacks the code refers to, emitted after the chains.
-    pub callbacks: Vec<(Label, LoopBody)>,
+/// Where the faults of one statement go: its fault handler.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FaultExit(pub Label);
+
+/// The work-area words a fault is reported in.
+#[derive(Debug, Clone, Copy)]
+struct FaultWords {
+    value: u32,
+    code: u32,
+    offset: u32,
 }
 
-impl<'a> Emitter<'a> {
-    pub fn new(
-        layout: &'a ProgramLayout,
-        maps: &'a MapFds,
-        program: &'a CompiledProgram,
-    ) -> Emitter<'a> {
-        let mut asm = Assembler::new();
-        let fault_label = asm.new_label();
-        Emitter {
-            asm,
-            layout,
-            maps,
-            program,
-            chain: Chain::Main,
-            fault_label,
-            location: String::new(),
-            epid: 0,
-            probe_id: 0,
-            probe: ProbeDescription::default(),
-            argument_count: 0,
-            has_errno: false,
-            context: ContextKind::DtraceMarker,
-            artificial_frames: ArtificialFrames::default(),
+/// The code of one probe program being assembled.
+pub struct ProgramCode {
+    pub asm: Assembler,
+    maps: MapFds,
+    fault_words: FaultWords,
+    zero_guard: u32,
+    /// The `bpf_loop` callbacks the code refers to, emitted after the chains.
+    callbacks: Vec<(Label, LoopBody)>,
+}
+
+impl ProgramCode {
+    /// An empty program using the maps `maps` laid out as `layout` says.
+    pub fn new(layout: &ProgramLayout, maps: &MapFds) -> ProgramCode {
+        ProgramCode {
+            asm: Assembler::new(),
+            maps: *maps,
+            fault_words: FaultWords {
+                value: layout.state.fault_value,
+                code: layout.state.fault_code,
+                offset: layout.state.fault_offset,
+            },
+            zero_guard: layout.state.zero_guard,
             callbacks: Vec::new(),
         }
+    }
+
+    /// The assembled instructions.
+    pub fn finish(self) -> Result<Vec<Insn>, AssembleError> {
+        self.asm.finish()
     }
 
     pub fn emit(&mut self, instruction: Insn) {
@@ -116,14 +99,6 @@ impl<'a> Emitter<'a> {
 
     pub fn call(&mut self, helper: Helper) {
         self.emit(Insn::call(helper));
-    }
-
-    /// An `Unsupported` error at the current location.
-    pub fn unsupported(&self, what: impl Into<String>) -> TranslateError {
-        TranslateError::Unsupported {
-            what: what.into(),
-            location: self.location.clone(),
-        }
     }
 
     /// `dst = DIF %rN` (`%r0` reads as 0).
@@ -205,24 +180,24 @@ impl<'a> Emitter<'a> {
     }
 
     /// Reports a fault: records code, value and DIF offset in the work area and jumps to
-    /// the statement's fault handler. The value register is read before anything else.
-    pub fn fault(&mut self, code: FaultCode, value: FaultValue, site: FaultSite) {
-        let state = &self.layout.state;
-        let (value_offset, code_offset, site_offset) =
-            (state.fault_value, state.fault_code, state.fault_offset);
+    /// the statement's fault handler `exit`. The value register is read before anything
+    /// else.
+    pub fn fault(&mut self, exit: FaultExit, code: FaultCode, value: FaultValue, site: FaultSite) {
+        let words = self.fault_words;
         match value {
-            FaultValue::Constant(constant) => self.store_state_imm(value_offset, constant),
-            FaultValue::Register(register) => self.store_state(value_offset, register),
+            FaultValue::Constant(constant) => self.store_state_imm(words.value, constant),
+            FaultValue::Register(register) => self.store_state(words.value, register),
         }
-        self.store_state_imm(code_offset, code as i32);
-        self.store_state_imm(site_offset, site.offset());
-        let label = self.fault_label;
-        self.asm.ja_to(label);
+        self.store_state_imm(words.code, code as i32);
+        self.store_state_imm(words.offset, site.offset());
+        self.asm.ja_to(exit.0);
     }
 
     /// Emits `if dst OP imm` → fault, i.e. the fault path for the condition.
+    #[allow(clippy::too_many_arguments)]
     pub fn fault_if_imm(
         &mut self,
+        exit: FaultExit,
         op: JmpOp,
         dst: Reg,
         imm: i32,
@@ -232,13 +207,15 @@ impl<'a> Emitter<'a> {
     ) {
         let fine = self.label();
         self.asm.jmp_imm_to(invert(op), dst, imm, fine);
-        self.fault(code, value, site);
+        self.fault(exit, code, value, site);
         self.bind(fine);
     }
 
     /// Emits `if dst OP src` → fault.
+    #[allow(clippy::too_many_arguments)]
     pub fn fault_if_reg(
         &mut self,
+        exit: FaultExit,
         op: JmpOp,
         dst: Reg,
         src: Reg,
@@ -248,7 +225,7 @@ impl<'a> Emitter<'a> {
     ) {
         let fine = self.label();
         self.asm.jmp_reg_to(invert(op), dst, src, fine);
-        self.fault(code, value, site);
+        self.fault(exit, code, value, site);
         self.bind(fine);
     }
 
@@ -293,7 +270,7 @@ impl<'a> Emitter<'a> {
         self.emit(Insn::mov64_reg(Reg::R1, base));
         self.emit(Insn::add64_imm(Reg::R1, offset as i32));
         self.emit(Insn::mov64_imm(Reg::R2, size as i32));
-        self.state_pointer(Reg::R3, self.layout.state.zero_guard);
+        self.state_pointer(Reg::R3, self.zero_guard);
         self.call(Helper::ProbeReadKernel);
     }
 
@@ -314,6 +291,43 @@ impl<'a> Emitter<'a> {
     /// `dst = dst OP src` (64-bit).
     pub fn alu_reg(&mut self, op: AluOp, dst: Reg, src: Reg) {
         self.emit(Insn::alu64_reg(op, dst, src));
+    }
+
+    /// Calls `bpf_loop(r1, body, &work area pointer, 0)`: `body` runs r1 times unless it
+    /// stops early. r1 must be the iteration count (at most 2^23; the kernel runs nothing
+    /// for more). Clobbers r0–r5. Each body is emitted once per program, however often
+    /// it is used (see [`Self::next_callback`]).
+    pub fn run_loop(&mut self, body: LoopBody) {
+        let label = match self
+            .callbacks
+            .iter()
+            .find(|(_, existing)| *existing == body)
+        {
+            Some((label, _)) => *label,
+            None => {
+                let label = self.label();
+                self.callbacks.push((label, body));
+                label
+            }
+        };
+        self.emit(Insn::stx_mem(MemSize::DW, Reg::FP, STATE, LOOP_CONTEXT));
+        self.asm.ld_function_address(Reg::R2, label);
+        self.emit(Insn::mov64_reg(Reg::R3, Reg::FP));
+        self.emit(Insn::add64_imm(Reg::R3, LOOP_CONTEXT as i32));
+        self.emit(Insn::mov64_imm(Reg::R4, 0));
+        self.call(Helper::Loop);
+    }
+
+    /// The `index`th callback [`Self::run_loop`] asked for, with the label its code must
+    /// start at; callbacks may ask for more while they are emitted.
+    pub fn callback(&self, index: usize) -> Option<(Label, LoopBody)> {
+        self.callbacks.get(index).copied()
+    }
+
+    /// Leaves a callback: 0 goes on with the next iteration, 1 stops the loop.
+    pub fn loop_return(&mut self, stop: bool) {
+        self.emit(Insn::mov64_imm(Reg::R0, stop as i32));
+        self.emit(Insn::exit());
     }
 }
 

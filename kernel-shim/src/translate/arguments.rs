@@ -1,0 +1,180 @@
+//! The code that copies the probe's arguments from `ctx` into the work area when the
+//! program starts (so that `argN` and `args[i]` with a run-time index read them from one
+//! place), and the system-call filter of a syscall context.
+//!
+//! Only the arguments some clause of the probe reads are copied (see
+//! `context::arguments_read`): every firing pays for the copy, and a system call's
+//! arguments cost a helper call to read, so a probe whose clauses name no argument reads
+//! none.
+//!
+//! x86_64 `struct pt_regs` offsets are used for syscall, profile and uprobe contexts.
+
+use super::code::ProgramCode;
+use super::context::ContextKind;
+use super::error::TranslateError;
+use super::registers::{CONTEXT, STATE};
+use crate::ebpf::{AluOp, Helper, Insn, JmpOp, Label, MemSize, Reg};
+use crate::map_layout::ProgramLayout;
+
+/// x86_64 `struct pt_regs` offsets.
+mod pt_regs {
+    pub const R10: i16 = 56;
+    pub const R9: i16 = 64;
+    pub const R8: i16 = 72;
+    pub const AX: i16 = 80;
+    pub const CX: i16 = 88;
+    pub const DX: i16 = 96;
+    pub const SI: i16 = 104;
+    pub const DI: i16 = 112;
+    pub const ORIG_AX: i16 = 120;
+    pub const IP: i16 = 128;
+    pub const CS: i16 = 136;
+}
+
+/// Emits the code that fills the work area's argument words named in `used` (see
+/// [`arguments_read`]) from `ctx`, and the system-call filter, which exits at `skip` for
+/// other system calls. Words not named stay 0.
+pub fn emit_argument_loading(
+    code: &mut ProgramCode,
+    layout: &ProgramLayout,
+    context: &ContextKind,
+    used: u16,
+    skip: Label,
+) -> Result<(), TranslateError> {
+    let arguments = layout.state.arguments;
+    code.zero_fill(STATE, arguments, 80);
+    let store = |code: &mut ProgramCode, index: u32, src: Reg| {
+        code.store_state(arguments + 8 * index, src);
+    };
+    let wanted = |index: u32| used & (1 << index) != 0;
+    match context {
+        ContextKind::RawTracepoint { argument_count } => {
+            for index in (0..(*argument_count).min(10) as u32).filter(|&index| wanted(index)) {
+                code.emit(Insn::ldx_mem(
+                    MemSize::DW,
+                    Reg::R0,
+                    CONTEXT,
+                    (8 * index) as i16,
+                ));
+                store(code, index, Reg::R0);
+            }
+        }
+        ContextKind::SyscallEntry { syscall } => {
+            if let Some(number) = syscall {
+                code.emit(Insn::ldx_mem(MemSize::DW, Reg::R0, CONTEXT, 8));
+                code.asm
+                    .jmp_imm_to(JmpOp::Ne, Reg::R0, *number as i32, skip);
+            }
+            let registers = [
+                pt_regs::DI,
+                pt_regs::SI,
+                pt_regs::DX,
+                pt_regs::R10,
+                pt_regs::R8,
+                pt_regs::R9,
+            ];
+            let read: Vec<(u32, i16)> = (0..registers.len() as u32)
+                .filter(|&index| wanted(index))
+                .map(|index| (index, registers[index as usize]))
+                .collect();
+            if let (Some(lowest), Some(highest)) = (
+                read.iter().map(|&(_, offset)| offset).min(),
+                read.iter().map(|&(_, offset)| offset).max(),
+            ) {
+                // One read of the span of `pt_regs` holding every wanted register (at
+                // most 64 bytes) into the error arguments, which are only written after
+                // a fault; then each wanted word moves to its argument.
+                let scratch = layout.state.error_arguments;
+                code.emit(Insn::ldx_mem(MemSize::DW, Reg::R3, CONTEXT, 0));
+                code.emit(Insn::add64_imm(Reg::R3, lowest as i32));
+                code.state_pointer(Reg::R1, scratch);
+                code.emit(Insn::mov64_imm(Reg::R2, (highest - lowest + 8) as i32));
+                code.call(Helper::ProbeReadKernel);
+                for (index, offset) in read {
+                    code.load_state(Reg::R0, scratch + (offset - lowest) as u32);
+                    store(code, index, Reg::R0);
+                }
+            }
+        }
+        ContextKind::SyscallReturn { syscall } => {
+            if let Some(number) = syscall {
+                code.emit(Insn::ldx_mem(MemSize::DW, Reg::R3, CONTEXT, 0));
+                code.emit(Insn::add64_imm(Reg::R3, pt_regs::ORIG_AX as i32));
+                code.state_pointer(Reg::R1, arguments);
+                code.emit(Insn::mov64_imm(Reg::R2, 8));
+                code.call(Helper::ProbeReadKernel);
+                code.load_state(Reg::R0, arguments);
+                code.asm
+                    .jmp_imm_to(JmpOp::Ne, Reg::R0, *number as i32, skip);
+            }
+            if used & 0b11 != 0 {
+                code.emit(Insn::ldx_mem(MemSize::DW, Reg::R0, CONTEXT, 8));
+                store(code, 0, Reg::R0);
+                store(code, 1, Reg::R0);
+            }
+        }
+        ContextKind::Tracepoint { fields } => {
+            for (index, field) in fields
+                .iter()
+                .take(10)
+                .enumerate()
+                .filter(|&(index, _)| wanted(index as u32))
+            {
+                let size = MemSize::from_bytes(field.size as usize).ok_or_else(|| {
+                    TranslateError::Unsupported {
+                        what: format!(
+                            "a {}-byte tracepoint argument (argument {index})",
+                            field.size
+                        ),
+                        location: String::new(),
+                    }
+                })?;
+                code.emit(Insn::ldx_mem(size, Reg::R0, CONTEXT, field.offset as i16));
+                if field.signed && field.size < 8 {
+                    let shift = 64 - 8 * field.size as i32;
+                    code.emit(Insn::alu64_imm(AluOp::Lsh, Reg::R0, shift));
+                    code.emit(Insn::alu64_imm(AluOp::Arsh, Reg::R0, shift));
+                }
+                store(code, index as u32, Reg::R0);
+            }
+        }
+        ContextKind::PerfEvent => {
+            let user = code.label();
+            let done = code.label();
+            code.emit(Insn::ldx_mem(MemSize::DW, Reg::R0, CONTEXT, pt_regs::IP));
+            code.emit(Insn::ldx_mem(MemSize::DW, Reg::R1, CONTEXT, pt_regs::CS));
+            code.emit(Insn::alu64_imm(AluOp::And, Reg::R1, 3));
+            code.asm.jmp_imm_to(JmpOp::Ne, Reg::R1, 0, user);
+            store(code, 0, Reg::R0);
+            code.asm.ja_to(done);
+            code.bind(user);
+            store(code, 1, Reg::R0);
+            code.bind(done);
+        }
+        ContextKind::Uprobe { return_probe } | ContextKind::Kprobe { return_probe } => {
+            if *return_probe {
+                if wanted(1) {
+                    code.emit(Insn::ldx_mem(MemSize::DW, Reg::R0, CONTEXT, pt_regs::AX));
+                    store(code, 1, Reg::R0);
+                }
+            } else {
+                let registers = [
+                    pt_regs::DI,
+                    pt_regs::SI,
+                    pt_regs::DX,
+                    pt_regs::CX,
+                    pt_regs::R8,
+                    pt_regs::R9,
+                ];
+                for (index, offset) in registers.iter().enumerate() {
+                    if wanted(index as u32) {
+                        code.emit(Insn::ldx_mem(MemSize::DW, Reg::R0, CONTEXT, *offset));
+                        store(code, index as u32, Reg::R0);
+                    }
+                }
+            }
+        }
+        ContextKind::DtraceMarker => {}
+    }
+    Ok(())
+}
