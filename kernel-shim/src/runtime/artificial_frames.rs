@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use super::attach::AttachTarget;
-use super::session::ProbeInstrumentation;
+use super::probe_plan::ProbeInstrumentation;
 use crate::kallsyms::kallsyms_lines;
 pub use crate::kallsyms::KALLSYMS_PATH;
 use crate::translate::{ArtificialFrames, ContextKind, KernelTextRange};

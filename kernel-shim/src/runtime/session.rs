@@ -39,6 +39,7 @@ use super::buffer_policy::BufferPolicy;
 use super::error::RuntimeError;
 use super::markers::{session_filter_prologue, Marker};
 use super::perf_buffer::{BufferEvent, PerfBufferSet};
+use super::probe_plan::{ProbeInstrumentation, ProbePlan};
 use super::records::RecordSizes;
 use super::syscall_dispatch::SyscallDispatch;
 use crate::map_layout::{
@@ -53,34 +54,8 @@ use crate::sys::{
 };
 use crate::translate::{
     program_reads_kernel_stacks, translate_probe_with_artificial_frames, vtimestamp_tracker,
-    ContextKind, LayoutOptions, MapFds, ProgramLayout,
+    LayoutOptions, MapFds, ProgramLayout,
 };
-
-/// How a probe is instrumented.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ProbeInstrumentation {
-    /// `dtrace:::BEGIN` or `dtrace:::END`: the marker's uprobe.
-    Marker(Marker),
-    /// A system call's entry or return, reached through the shared dispatcher on
-    /// `raw_syscalls` (one attachment per direction for all system calls).
-    Syscall { number: u32, is_return: bool },
-    /// Any other probe: its program reads `context` and is attached at every target
-    /// (a USDT probe has one per site).
-    Targets {
-        context: ContextKind,
-        targets: Vec<AttachTarget>,
-    },
-}
-
-/// One enabled probe and how to instrument it. The ERROR probe needs none: its clauses
-/// are compiled into every other probe's program.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ProbePlan {
-    pub probe_id: u32,
-    /// `provider:module:function:name`, for messages.
-    pub name: String,
-    pub instrumentation: ProbeInstrumentation,
-}
 
 /// Sizes and switches of a session.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -93,26 +68,6 @@ pub struct RuntimeOptions {
     pub buffer_policy: BufferPolicy,
     /// Keep the verifier log of every program, not only of refused ones (`-x debug`).
     pub keep_verifier_logs: bool,
-}
-
-impl ProbeInstrumentation {
-    fn context(&self) -> ContextKind {
-        match self {
-            ProbeInstrumentation::Marker(_) => ContextKind::DtraceMarker,
-            ProbeInstrumentation::Syscall { number, is_return } => {
-                if *is_return {
-                    ContextKind::SyscallReturn {
-                        syscall: Some(*number),
-                    }
-                } else {
-                    ContextKind::SyscallEntry {
-                        syscall: Some(*number),
-                    }
-                }
-            }
-            ProbeInstrumentation::Targets { context, .. } => context.clone(),
-        }
-    }
 }
 
 /// A probe's loaded program and, once started, its attachment.
