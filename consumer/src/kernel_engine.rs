@@ -25,6 +25,7 @@ use providers::provider::{DtraceProbe, ProbeEntry, ProbeKind};
 use providers::tracefs::{mount_tracefs_if_missing, EventFormat};
 
 use crate::engine::TracingEngine;
+use crate::size_notices::kernel_lowered_size_notice;
 
 /// Exit status when this process may not trace (dtrace(1)'s status for Linux non-root).
 pub const EXIT_NO_PRIVILEGE: i32 = 2;
@@ -284,7 +285,11 @@ impl KernelEngine {
     /// Notices (the text after `dtrace: `) about sizes the kernel engine lowered, to
     /// print once tracing starts unless `quietresize` is set.
     pub fn resize_notices(&self) -> Vec<String> {
-        self.session.resize_notices()
+        self.session
+            .lowered_sizes()
+            .iter()
+            .filter_map(kernel_lowered_size_notice)
+            .collect()
     }
 
     /// The verifier logs of every loaded program, kept when `debug` was set.

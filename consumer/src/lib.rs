@@ -13,6 +13,7 @@ pub mod record;
 pub mod session;
 pub mod session_output;
 pub mod signals;
+pub mod size_notices;
 pub mod symbolize;
 pub mod target_process;
 pub mod trace_output;

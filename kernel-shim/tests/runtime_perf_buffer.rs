@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use common::{bpf_available, call_getppid, counter, counter_map, emit_return_zero, thread_id};
 use kernel_shim::ebpf::{Assembler, AtomicOp, Helper, Insn, JmpOp, MemSize, Reg};
-use kernel_shim::runtime::{BufferEvent, PerfBufferSet};
+use kernel_shim::runtime::{BufferEvent, LoweredSize, PerfBufferSet, SizeOption};
 use kernel_shim::sys::{
     bpf_map_create, bpf_prog_load, online_cpus, perf_event_open_tracepoint, possible_cpu_count,
     tracepoint_id, LinkFd, MapFd, MapType, PerfEventFd, ProgFd, ProgramLoadRequest, ProgramType,
@@ -133,7 +133,7 @@ fn every_record_arrives_once_and_in_order() {
         return;
     };
     assert_eq!(fixture.buffers.granted_size(), 1 << 20);
-    assert_eq!(fixture.buffers.resize_notice(), None);
+    assert_eq!(fixture.buffers.lowered_size(), None);
     const CALLS: u64 = 5000;
     let mut delivered = Delivered::default();
     for _ in 0..5 {
@@ -164,7 +164,7 @@ fn records_and_lost_counts_add_up_with_a_one_page_buffer() {
     };
     assert_eq!(fixture.buffers.granted_size(), 4096);
     // Raised, not lowered: no notice.
-    assert_eq!(fixture.buffers.resize_notice(), None);
+    assert_eq!(fixture.buffers.lowered_size(), None);
     const CALLS: u64 = 20_000;
     let mut delivered = Delivered::default();
     for _ in 0..4 {
@@ -220,8 +220,12 @@ fn sizes_that_are_not_a_power_of_two_pages_are_lowered_with_a_notice() {
     let buffers = PerfBufferSet::open(map, 3 << 20).expect("buffers");
     assert_eq!(buffers.granted_size(), 2 << 20);
     assert_eq!(
-        buffers.resize_notice().as_deref(),
-        Some("buffer size lowered to 2m")
+        buffers.lowered_size(),
+        Some(LoweredSize {
+            option: SizeOption::BufferSize,
+            requested: 3 << 20,
+            granted: 2 << 20,
+        })
     );
     // A wait on empty rings times out.
     assert!(!buffers.wait(Duration::from_millis(1)).expect("wait"));

@@ -13,7 +13,7 @@ use common::{bpf_available, call_getppid, thread_id};
 use difvm::interp::engine::AggregationEntry;
 use difvm::object::{EnabledProbe, RECORD_HEADER_SIZE};
 use difvm::verify::VerifiedProgram;
-use kernel_shim::runtime::{BufferPolicy, Marker, RuntimeOptions, RuntimeSession};
+use kernel_shim::runtime::{BufferPolicy, LoweredSize, Marker, RuntimeOptions, RuntimeSession};
 use kernel_shim::translate::LayoutOptions;
 
 /// Compiles `text` against the dtrace provider and getppid's two syscall probes, and
@@ -77,7 +77,7 @@ fn begin_syscalls_and_end_with_exact_counts() {
          END {{ trace(2); }}"
     );
     let (mut session, enabled) = session(&text, 1 << 20);
-    assert!(session.resize_notices().is_empty());
+    assert!(session.lowered_sizes().is_empty());
     session.start().unwrap_or_else(|error| panic!("{error}"));
     assert!(!session.exit_requested().expect("flag"));
     call_getppid(3000);
@@ -141,8 +141,8 @@ fn exit_in_begin_sets_the_flag() {
     }
     let (mut session, _) = session("BEGIN { exit(3); }", 1 << 16);
     assert_eq!(
-        session.resize_notices(),
-        Vec::<String>::new(),
+        session.lowered_sizes(),
+        Vec::<LoweredSize>::new(),
         "64k is a power of two pages"
     );
     session.start().unwrap_or_else(|error| panic!("{error}"));

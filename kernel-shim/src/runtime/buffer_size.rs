@@ -1,5 +1,6 @@
-//! Sizing of the per-CPU principal buffers, and dtrace(1)'s notice when the size granted is
-//! smaller than the size asked for (D-REFERENCE.md §11.1).
+//! Sizing of the per-CPU principal buffers, and the record of a size granted smaller than
+//! the size asked for ([`LoweredSize`], from which the consumer builds dtrace(1)'s notice,
+//! D-REFERENCE.md §11.1).
 //!
 //! A perf ring's data area must be a power of two pages, so `bufsize` is rounded down to
 //! one (and up to a single page when it is smaller than that).
@@ -13,29 +14,32 @@ pub fn ring_data_size(requested: u64, page_size: u64) -> u64 {
     power_of_two_pages.saturating_mul(page_size)
 }
 
-/// dtrace(1)'s notice for an option whose size the engine lowered, without the `dtrace: `
-/// prefix: `buffer size lowered to 2m` when the new size is a whole number of the largest
-/// unit (` kmgtpe`) not above it, else `buffer size lowered to 12345 bytes`. `name` is
-/// `buffer size`, `aggregation size`, `speculation size` or `dynamic variable size`.
-/// None when the size was not lowered (dtrace(1) also keeps quiet when the new size is
-/// within 8 bytes of the old one).
-pub fn lowered_size_notice(name: &str, requested: u64, granted: u64) -> Option<String> {
-    if granted == 0 || granted >= requested.saturating_sub(8) {
-        return None;
-    }
-    let mut unit_index = 0usize;
-    let mut shift = 10u32;
-    while shift < 64 && (1u64 << shift) <= granted {
-        unit_index += 1;
-        shift += 10;
-    }
-    let unit_shift = shift - 10;
-    let units = b" kmgtpe";
-    if granted & ((1u64 << unit_shift) - 1) == 0 {
-        let unit = units.get(unit_index).copied().unwrap_or(b'e') as char;
-        Some(format!("{name} lowered to {}{unit}", granted >> unit_shift))
-    } else {
-        Some(format!("{name} lowered to {granted} bytes"))
+/// A size option the engine granted smaller than it was asked for; the consumer tells
+/// the user (dtrace(1)'s `… lowered to …` notice).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoweredSize {
+    pub option: SizeOption,
+    /// Bytes asked for.
+    pub requested: u64,
+    /// Bytes granted: less than `requested`.
+    pub granted: u64,
+}
+
+/// The size options the kernel engine may lower.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SizeOption {
+    /// `bufsize`: the per-CPU principal buffers.
+    BufferSize,
+}
+
+impl LoweredSize {
+    /// `option` lowered from `requested` to `granted` bytes, or None when it was not.
+    pub fn new(option: SizeOption, requested: u64, granted: u64) -> Option<LoweredSize> {
+        (granted < requested).then_some(LoweredSize {
+            option,
+            requested,
+            granted,
+        })
     }
 }
 
@@ -56,29 +60,6 @@ mod tests {
         ];
         for (requested, expected) in cases {
             assert_eq!(ring_data_size(requested, 4096), expected, "{requested}");
-        }
-    }
-
-    #[test]
-    fn notices_match_dtrace() {
-        let cases: &[(u64, u64, Option<&str>)] = &[
-            (4 << 20, 4 << 20, None),
-            (3 << 20, 2 << 20, Some("buffer size lowered to 2m")),
-            (5000, 4096, Some("buffer size lowered to 4k")),
-            (1 << 20, 12288, Some("buffer size lowered to 12k")),
-            (1 << 20, 12289, Some("buffer size lowered to 12289 bytes")),
-            (1 << 20, 512, Some("buffer size lowered to 512 ")),
-            (8 << 30, 1 << 30, Some("buffer size lowered to 1g")),
-            (4104, 4096, None),
-            (4105, 4096, Some("buffer size lowered to 4k")),
-            (1 << 20, 0, None),
-        ];
-        for (requested, granted, expected) in cases {
-            assert_eq!(
-                lowered_size_notice("buffer size", *requested, *granted).as_deref(),
-                *expected,
-                "{requested} → {granted}"
-            );
         }
     }
 }

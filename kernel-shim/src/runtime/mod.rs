@@ -18,7 +18,7 @@ pub mod syscall_dispatch;
 
 pub use attach::{attach, AttachTarget, Attachment, ClockCpus};
 pub use buffer_policy::BufferPolicy;
-pub use buffer_size::{lowered_size_notice, ring_data_size};
+pub use buffer_size::{ring_data_size, LoweredSize, SizeOption};
 pub use error::RuntimeError;
 pub use markers::{marker_location, session_filter_prologue, Marker, MarkerLocation};
 pub use perf_buffer::{BufferEvent, PerfBufferSet};

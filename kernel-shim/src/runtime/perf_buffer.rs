@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use super::buffer_policy::BufferPolicy;
-use super::buffer_size::{lowered_size_notice, ring_data_size};
+use super::buffer_size::{ring_data_size, LoweredSize, SizeOption};
 use super::error::RuntimeError;
 use super::perf_ring::{walk_overwritten_records, walk_records, PerfRecord, RingMemory};
 use crate::sys::{
@@ -369,10 +369,13 @@ impl PerfBufferSet {
         self.granted_size
     }
 
-    /// `buffer size lowered to …` (without the `dtrace: ` prefix) when the rings are
-    /// smaller than `bufsize`.
-    pub fn resize_notice(&self) -> Option<String> {
-        lowered_size_notice("buffer size", self.requested_size, self.granted_size)
+    /// The buffer size, when the rings are smaller than `bufsize`.
+    pub fn lowered_size(&self) -> Option<LoweredSize> {
+        LoweredSize::new(
+            SizeOption::BufferSize,
+            self.requested_size,
+            self.granted_size,
+        )
     }
 
     /// Waits up to `timeout` until some ring is at least half full (or `timeout` passes);

@@ -36,6 +36,7 @@ use super::artificial_frames::{
 };
 use super::attach::{attach, AttachTarget, Attachment};
 use super::buffer_policy::BufferPolicy;
+use super::buffer_size::LoweredSize;
 use super::error::RuntimeError;
 use super::markers::{session_filter_prologue, Marker};
 use super::perf_buffer::{BufferEvent, PerfBufferSet};
@@ -266,9 +267,9 @@ impl RuntimeSession {
         })
     }
 
-    /// `dtrace: …` notices (without the prefix) about sizes the engine lowered.
-    pub fn resize_notices(&self) -> Vec<String> {
-        self.buffers.resize_notice().into_iter().collect()
+    /// The size options the engine granted smaller than asked for.
+    pub fn lowered_sizes(&self) -> Vec<LoweredSize> {
+        self.buffers.lowered_size().into_iter().collect()
     }
 
     /// The verifier logs kept with `keep_verifier_logs`, as (probe, log).
