@@ -50,7 +50,18 @@ fn argument(code: &mut ProgramCode, layout: &ProgramLayout, dst: Reg, position: 
     code.load_state(dst, entry);
 }
 
-/// Translates `call number`, DIF `%rd` receiving the result.
+/// What a family's translation of a subroutine call did.
+enum Called {
+    /// The result is in r0, for DIF `%rd`.
+    WithResult,
+    /// The call has no result (`bcopy()`, `copyinto()`).
+    WithoutResult,
+    /// The subroutine is not of the family.
+    NotInFamily,
+}
+
+/// Translates `call number`, DIF `%rd` receiving the result: checks the arguments'
+/// count, then dispatches to the subroutine's family.
 pub fn call_subroutine(
     code: &mut ProgramCode,
     cx: &StatementContext<'_>,
@@ -83,10 +94,121 @@ pub fn call_subroutine(
         );
         return Ok(());
     }
+    let families = [
+        call_integer_subroutine,
+        call_string_subroutine,
+        call_search_subroutine,
+        call_memory_subroutine,
+    ];
+    for family in families {
+        match family(code, cx, number, shape, site)? {
+            Called::WithResult => {
+                code.store_dif(rd, Reg::R0);
+                return Ok(());
+            }
+            Called::WithoutResult => return Ok(()),
+            Called::NotInFamily => {}
+        }
+    }
+    match number {
+        subroutine::COPYOUT | subroutine::COPYOUTSTR => {
+            let name = subroutine::name(number).unwrap_or("copyout");
+            return Err(cx.unsupported(format!(
+                "subroutine {name}() (it writes user memory with bpf_probe_write_user, \
+                 which kernels in lockdown refuse, so the kernel engine never uses it)"
+            )));
+        }
+        subroutine::MUTEX_OWNED
+        | subroutine::MUTEX_OWNER
+        | subroutine::MUTEX_TYPE_ADAPTIVE
+        | subroutine::MUTEX_TYPE_SPIN
+        | subroutine::RW_READ_HELD
+        | subroutine::RW_WRITE_HELD
+        | subroutine::RW_ISWRITER
+        | subroutine::MSGDSIZE
+        | subroutine::MSGSIZE
+        | subroutine::DDI_PATHNAME
+        | subroutine::MEMREF
+        | subroutine::SX_SHARED_HELD
+        | subroutine::SX_EXCLUSIVE_HELD
+        | subroutine::SX_ISEXCLUSIVE
+        | subroutine::MEMSTR
+        | subroutine::GETF
+        | subroutine::JSON
+        | subroutine::D_PATH => {
+            code.fault(
+                cx.fault_exit,
+                FaultCode::IllegalOperation,
+                FaultValue::Constant(number as i32),
+                site,
+            );
+            return Ok(());
+        }
+        _ => {
+            let name = subroutine::name(number).unwrap_or("an unknown subroutine");
+            return Err(cx.unsupported(format!("subroutine {name}()")));
+        }
+    }
+}
+
+/// The subroutines that compute an integer: `rand()`, `speculation()`, `progenyof()`,
+/// device numbers and byte order. They take neither the tuple's shape nor a fault site,
+/// which the families' common signature passes.
+fn call_integer_subroutine(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    number: u16,
+    _shape: &[EntryKind],
+    _site: FaultSite,
+) -> Result<Called, TranslateError> {
+    match number {
+        subroutine::RAND => {
+            random(code, cx.layout());
+        }
+        subroutine::SPECULATION => {
+            allocate_speculation(code, cx.layout());
+        }
+        subroutine::PROGENYOF => {
+            argument(code, cx.layout(), Reg::R0, 0);
+            code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_1));
+            progeny_of(code, cx)?;
+        }
+        subroutine::GETMAJOR => {
+            argument(code, cx.layout(), Reg::R0, 0);
+            code.alu_imm(AluOp::Rsh, Reg::R0, 20);
+            code.alu_imm(AluOp::And, Reg::R0, 0xfff);
+        }
+        subroutine::GETMINOR => {
+            argument(code, cx.layout(), Reg::R0, 0);
+            code.alu_imm(AluOp::And, Reg::R0, 0xf_ffff);
+        }
+        subroutine::HTONS | subroutine::NTOHS => {
+            argument(code, cx.layout(), Reg::R0, 0);
+            code.emit(Insn::to_be(Reg::R0, SwapWidth::W16));
+        }
+        subroutine::HTONL | subroutine::NTOHL => {
+            argument(code, cx.layout(), Reg::R0, 0);
+            code.emit(Insn::to_be(Reg::R0, SwapWidth::W32));
+        }
+        subroutine::HTONLL | subroutine::NTOHLL => {
+            argument(code, cx.layout(), Reg::R0, 0);
+            code.emit(Insn::to_be(Reg::R0, SwapWidth::W64));
+        }
+        _ => return Ok(Called::NotInFamily),
+    }
+    Ok(Called::WithResult)
+}
+
+/// The string subroutines that transform or measure one string.
+fn call_string_subroutine(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    number: u16,
+    shape: &[EntryKind],
+    site: FaultSite,
+) -> Result<Called, TranslateError> {
     let strsize = cx.layout().options.strsize;
     match number {
-        subroutine::RAND => random(code, cx.layout()),
-        subroutine::SPECULATION => allocate_speculation(code, cx.layout()),
         subroutine::STRLEN => {
             argument(code, cx.layout(), SAVED_1, 0);
             string_length(code, cx, site);
@@ -116,11 +238,6 @@ pub fn call_subroutine(
         subroutine::BASENAME | subroutine::DIRNAME => {
             argument(code, cx.layout(), SAVED_1, 0);
             path_component(code, cx, number == subroutine::DIRNAME, site);
-        }
-        subroutine::PROGENYOF => {
-            argument(code, cx.layout(), Reg::R0, 0);
-            code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_1));
-            progeny_of(code, cx)?;
         }
         subroutine::STRTOLL => {
             if shape.len() > 1 {
@@ -155,88 +272,21 @@ pub fn call_subroutine(
             code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_2));
             integer_to_string(code, cx, site);
         }
-        subroutine::GETMAJOR => {
-            argument(code, cx.layout(), Reg::R0, 0);
-            code.alu_imm(AluOp::Rsh, Reg::R0, 20);
-            code.alu_imm(AluOp::And, Reg::R0, 0xfff);
-        }
-        subroutine::GETMINOR => {
-            argument(code, cx.layout(), Reg::R0, 0);
-            code.alu_imm(AluOp::And, Reg::R0, 0xf_ffff);
-        }
-        subroutine::HTONS | subroutine::NTOHS => {
-            argument(code, cx.layout(), Reg::R0, 0);
-            code.emit(Insn::to_be(Reg::R0, SwapWidth::W16));
-        }
-        subroutine::HTONL | subroutine::NTOHL => {
-            argument(code, cx.layout(), Reg::R0, 0);
-            code.emit(Insn::to_be(Reg::R0, SwapWidth::W32));
-        }
-        subroutine::HTONLL | subroutine::NTOHLL => {
-            argument(code, cx.layout(), Reg::R0, 0);
-            code.emit(Insn::to_be(Reg::R0, SwapWidth::W64));
-        }
-        subroutine::ALLOCA => {
-            argument(code, cx.layout(), Reg::R0, 0);
-            code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_0));
-            allocate_scratch(code, cx, ScratchSize::Slot(SPILL_0), site);
-            code.emit(Insn::mov64_reg(Reg::R1, Reg::R0));
-            scratch_address(code, Reg::R0, Reg::R1);
-        }
-        subroutine::BCOPY | subroutine::COPYINTO => {
-            // bcopy(source, destination, size); copyinto(user source, size, destination).
-            let (destination, size, access) = if number == subroutine::BCOPY {
-                (1, 2, Access::Kernel)
-            } else {
-                (2, 1, Access::User)
-            };
-            argument(code, cx.layout(), SAVED_1, destination);
-            argument(code, cx.layout(), Reg::R4, size);
-            copy_to_scratch(code, cx, access, site);
-            return Ok(());
-        }
-        subroutine::COPYIN => {
-            argument(code, cx.layout(), Reg::R0, 1);
-            code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_0));
-            allocate_scratch(code, cx, ScratchSize::Slot(SPILL_0), site);
-            code.emit(Insn::mov64_reg(Reg::R1, Reg::R0));
-            scratch_address(code, SAVED_1, Reg::R1);
-            code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, SAVED_1, SPILL_1));
-            argument(code, cx.layout(), Reg::R4, 1);
-            copy_to_scratch(code, cx, Access::User, site);
-            code.emit(Insn::ldx_mem(MemSize::DW, Reg::R0, Reg::FP, SPILL_1));
-        }
-        subroutine::COPYINSTR => {
-            // The bound is strsize − 1, or the optional maximum when smaller.
-            code.load_constant(Reg::R0, strsize as u64 - 1);
-            if shape.len() > 1 {
-                let keep = code.label();
-                argument(code, cx.layout(), Reg::R1, 1);
-                code.asm.jmp_reg_to(JmpOp::Le, Reg::R0, Reg::R1, keep);
-                code.emit(Insn::mov64_reg(Reg::R0, Reg::R1));
-                code.bind(keep);
-            }
-            code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_0));
-            allocate_scratch(code, cx, ScratchSize::Constant(strsize), site);
-            code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_1));
-            code.emit(Insn::mov64_reg(SAVED_0, STATE));
-            code.alu_imm(AluOp::Add, SAVED_0, cx.layout().state.scratch as i32);
-            code.alu_reg(AluOp::Add, SAVED_0, Reg::R0);
-            argument(code, cx.layout(), SAVED_1, 0);
-            read_string(
-                code,
-                cx,
-                SAVED_1,
-                strsize - 1,
-                Some(SPILL_0),
-                StringDestination::Pointer(SAVED_0),
-                Access::User,
-                site,
-            );
-            code.emit(Insn::ldx_mem(MemSize::DW, Reg::R1, Reg::FP, SPILL_1));
-            scratch_address(code, Reg::R0, Reg::R1);
-            code.emit(Insn::mov64_imm(SAVED_0, 0));
-        }
+        _ => return Ok(Called::NotInFamily),
+    }
+    Ok(Called::WithResult)
+}
+
+/// The subroutines that search a string or walk it with loops (`index()`, `strstr()`,
+/// `cleanpath()`, `strtok()`), and the network address formatters.
+fn call_search_subroutine(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    number: u16,
+    shape: &[EntryKind],
+    site: FaultSite,
+) -> Result<Called, TranslateError> {
+    match number {
         subroutine::INDEX | subroutine::RINDEX | subroutine::STRSTR => {
             let search = match number {
                 subroutine::INDEX => Search::First,
@@ -281,46 +331,85 @@ pub fn call_subroutine(
             };
             format_address(code, cx, format, site);
         }
-        subroutine::COPYOUT | subroutine::COPYOUTSTR => {
-            let name = subroutine::name(number).unwrap_or("copyout");
-            return Err(cx.unsupported(format!(
-                "subroutine {name}() (it writes user memory with bpf_probe_write_user, \
-                 which kernels in lockdown refuse, so the kernel engine never uses it)"
-            )));
+        _ => return Ok(Called::NotInFamily),
+    }
+    Ok(Called::WithResult)
+}
+
+/// The subroutines that allocate scratch or copy memory into it.
+fn call_memory_subroutine(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    number: u16,
+    shape: &[EntryKind],
+    site: FaultSite,
+) -> Result<Called, TranslateError> {
+    let strsize = cx.layout().options.strsize;
+    match number {
+        subroutine::ALLOCA => {
+            argument(code, cx.layout(), Reg::R0, 0);
+            code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_0));
+            allocate_scratch(code, cx, ScratchSize::Slot(SPILL_0), site);
+            code.emit(Insn::mov64_reg(Reg::R1, Reg::R0));
+            scratch_address(code, Reg::R0, Reg::R1);
         }
-        subroutine::MUTEX_OWNED
-        | subroutine::MUTEX_OWNER
-        | subroutine::MUTEX_TYPE_ADAPTIVE
-        | subroutine::MUTEX_TYPE_SPIN
-        | subroutine::RW_READ_HELD
-        | subroutine::RW_WRITE_HELD
-        | subroutine::RW_ISWRITER
-        | subroutine::MSGDSIZE
-        | subroutine::MSGSIZE
-        | subroutine::DDI_PATHNAME
-        | subroutine::MEMREF
-        | subroutine::SX_SHARED_HELD
-        | subroutine::SX_EXCLUSIVE_HELD
-        | subroutine::SX_ISEXCLUSIVE
-        | subroutine::MEMSTR
-        | subroutine::GETF
-        | subroutine::JSON
-        | subroutine::D_PATH => {
-            code.fault(
-                cx.fault_exit,
-                FaultCode::IllegalOperation,
-                FaultValue::Constant(number as i32),
+        subroutine::BCOPY | subroutine::COPYINTO => {
+            // bcopy(source, destination, size); copyinto(user source, size, destination).
+            let (destination, size, access) = if number == subroutine::BCOPY {
+                (1, 2, Access::Kernel)
+            } else {
+                (2, 1, Access::User)
+            };
+            argument(code, cx.layout(), SAVED_1, destination);
+            argument(code, cx.layout(), Reg::R4, size);
+            copy_to_scratch(code, cx, access, site);
+            return Ok(Called::WithoutResult);
+        }
+        subroutine::COPYIN => {
+            argument(code, cx.layout(), Reg::R0, 1);
+            code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_0));
+            allocate_scratch(code, cx, ScratchSize::Slot(SPILL_0), site);
+            code.emit(Insn::mov64_reg(Reg::R1, Reg::R0));
+            scratch_address(code, SAVED_1, Reg::R1);
+            code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, SAVED_1, SPILL_1));
+            argument(code, cx.layout(), Reg::R4, 1);
+            copy_to_scratch(code, cx, Access::User, site);
+            code.emit(Insn::ldx_mem(MemSize::DW, Reg::R0, Reg::FP, SPILL_1));
+        }
+        subroutine::COPYINSTR => {
+            // The bound is strsize − 1, or the optional maximum when smaller.
+            code.load_constant(Reg::R0, strsize as u64 - 1);
+            if shape.len() > 1 {
+                let keep = code.label();
+                argument(code, cx.layout(), Reg::R1, 1);
+                code.asm.jmp_reg_to(JmpOp::Le, Reg::R0, Reg::R1, keep);
+                code.emit(Insn::mov64_reg(Reg::R0, Reg::R1));
+                code.bind(keep);
+            }
+            code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_0));
+            allocate_scratch(code, cx, ScratchSize::Constant(strsize), site);
+            code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_1));
+            code.emit(Insn::mov64_reg(SAVED_0, STATE));
+            code.alu_imm(AluOp::Add, SAVED_0, cx.layout().state.scratch as i32);
+            code.alu_reg(AluOp::Add, SAVED_0, Reg::R0);
+            argument(code, cx.layout(), SAVED_1, 0);
+            read_string(
+                code,
+                cx,
+                SAVED_1,
+                strsize - 1,
+                Some(SPILL_0),
+                StringDestination::Pointer(SAVED_0),
+                Access::User,
                 site,
             );
-            return Ok(());
+            code.emit(Insn::ldx_mem(MemSize::DW, Reg::R1, Reg::FP, SPILL_1));
+            scratch_address(code, Reg::R0, Reg::R1);
+            code.emit(Insn::mov64_imm(SAVED_0, 0));
         }
-        _ => {
-            let name = subroutine::name(number).unwrap_or("an unknown subroutine");
-            return Err(cx.unsupported(format!("subroutine {name}()")));
-        }
+        _ => return Ok(Called::NotInFamily),
     }
-    code.store_dif(rd, Reg::R0);
-    Ok(())
+    Ok(Called::WithResult)
 }
 
 /// Copies the size in r4 bytes from the address in tuple entry 0 to the scratch at
