@@ -10,7 +10,7 @@
 //! x86_64 `struct pt_regs` offsets are used for syscall, profile and uprobe contexts.
 
 use super::code::ProgramCode;
-use super::context::ContextKind;
+use super::context::{ContextKind, TracepointField};
 use super::error::TranslateError;
 use super::registers::{CONTEXT, STATE};
 use crate::ebpf::{AluOp, Helper, Insn, JmpOp, Label, MemSize, Reg};
@@ -43,9 +43,6 @@ pub fn emit_argument_loading(
 ) -> Result<(), TranslateError> {
     let arguments = layout.state.arguments;
     code.zero_fill(STATE, arguments, 80);
-    let store = |code: &mut ProgramCode, index: u32, src: Reg| {
-        code.store_state(arguments + 8 * index, src);
-    };
     let wanted = |index: u32| used & (1 << index) != 0;
     match context {
         ContextKind::RawTracepoint { argument_count } => {
@@ -56,45 +53,11 @@ pub fn emit_argument_loading(
                     CONTEXT,
                     (8 * index) as i16,
                 ));
-                store(code, index, Reg::R0);
+                code.store_state(argument_word(layout, index), Reg::R0);
             }
         }
         ContextKind::SyscallEntry { syscall } => {
-            if let Some(number) = syscall {
-                code.emit(Insn::ldx_mem(MemSize::DW, Reg::R0, CONTEXT, 8));
-                code.asm
-                    .jmp_imm_to(JmpOp::Ne, Reg::R0, *number as i32, skip);
-            }
-            let registers = [
-                pt_regs::DI,
-                pt_regs::SI,
-                pt_regs::DX,
-                pt_regs::R10,
-                pt_regs::R8,
-                pt_regs::R9,
-            ];
-            let read: Vec<(u32, i16)> = (0..registers.len() as u32)
-                .filter(|&index| wanted(index))
-                .map(|index| (index, registers[index as usize]))
-                .collect();
-            if let (Some(lowest), Some(highest)) = (
-                read.iter().map(|&(_, offset)| offset).min(),
-                read.iter().map(|&(_, offset)| offset).max(),
-            ) {
-                // One read of the span of `pt_regs` holding every wanted register (at
-                // most 64 bytes) into the error arguments, which are only written after
-                // a fault; then each wanted word moves to its argument.
-                let scratch = layout.state.error_arguments;
-                code.emit(Insn::ldx_mem(MemSize::DW, Reg::R3, CONTEXT, 0));
-                code.emit(Insn::add64_imm(Reg::R3, lowest as i32));
-                code.state_pointer(Reg::R1, scratch);
-                code.emit(Insn::mov64_imm(Reg::R2, (highest - lowest + 8) as i32));
-                code.call(Helper::ProbeReadKernel);
-                for (index, offset) in read {
-                    code.load_state(Reg::R0, scratch + (offset - lowest) as u32);
-                    store(code, index, Reg::R0);
-                }
-            }
+            load_syscall_entry_arguments(code, layout, *syscall, used, skip)
         }
         ContextKind::SyscallReturn { syscall } => {
             if let Some(number) = syscall {
@@ -109,34 +72,12 @@ pub fn emit_argument_loading(
             }
             if used & 0b11 != 0 {
                 code.emit(Insn::ldx_mem(MemSize::DW, Reg::R0, CONTEXT, 8));
-                store(code, 0, Reg::R0);
-                store(code, 1, Reg::R0);
+                code.store_state(argument_word(layout, 0), Reg::R0);
+                code.store_state(argument_word(layout, 1), Reg::R0);
             }
         }
         ContextKind::Tracepoint { fields } => {
-            for (index, field) in fields
-                .iter()
-                .take(10)
-                .enumerate()
-                .filter(|&(index, _)| wanted(index as u32))
-            {
-                let size = MemSize::from_bytes(field.size as usize).ok_or_else(|| {
-                    TranslateError::Unsupported {
-                        what: format!(
-                            "a {}-byte tracepoint argument (argument {index})",
-                            field.size
-                        ),
-                        location: String::new(),
-                    }
-                })?;
-                code.emit(Insn::ldx_mem(size, Reg::R0, CONTEXT, field.offset as i16));
-                if field.signed && field.size < 8 {
-                    let shift = 64 - 8 * field.size as i32;
-                    code.emit(Insn::alu64_imm(AluOp::Lsh, Reg::R0, shift));
-                    code.emit(Insn::alu64_imm(AluOp::Arsh, Reg::R0, shift));
-                }
-                store(code, index as u32, Reg::R0);
-            }
+            load_tracepoint_arguments(code, layout, fields, used)?
         }
         ContextKind::PerfEvent => {
             let user = code.label();
@@ -145,17 +86,17 @@ pub fn emit_argument_loading(
             code.emit(Insn::ldx_mem(MemSize::DW, Reg::R1, CONTEXT, pt_regs::CS));
             code.emit(Insn::alu64_imm(AluOp::And, Reg::R1, 3));
             code.asm.jmp_imm_to(JmpOp::Ne, Reg::R1, 0, user);
-            store(code, 0, Reg::R0);
+            code.store_state(argument_word(layout, 0), Reg::R0);
             code.asm.ja_to(done);
             code.bind(user);
-            store(code, 1, Reg::R0);
+            code.store_state(argument_word(layout, 1), Reg::R0);
             code.bind(done);
         }
         ContextKind::Uprobe { return_probe } | ContextKind::Kprobe { return_probe } => {
             if *return_probe {
                 if wanted(1) {
                     code.emit(Insn::ldx_mem(MemSize::DW, Reg::R0, CONTEXT, pt_regs::AX));
-                    store(code, 1, Reg::R0);
+                    code.store_state(argument_word(layout, 1), Reg::R0);
                 }
             } else {
                 let registers = [
@@ -169,12 +110,98 @@ pub fn emit_argument_loading(
                 for (index, offset) in registers.iter().enumerate() {
                     if wanted(index as u32) {
                         code.emit(Insn::ldx_mem(MemSize::DW, Reg::R0, CONTEXT, *offset));
-                        store(code, index as u32, Reg::R0);
+                        code.store_state(argument_word(layout, index as u32), Reg::R0);
                     }
                 }
             }
         }
         ContextKind::DtraceMarker => {}
+    }
+    Ok(())
+}
+
+/// The words of the work area's argument `index`.
+fn argument_word(layout: &ProgramLayout, index: u32) -> u32 {
+    layout.state.arguments + 8 * index
+}
+
+/// `raw_syscalls:sys_enter`: the system-call filter (other system calls than `syscall`
+/// exit at `skip`), then the wanted arguments from the system call's `pt_regs`.
+fn load_syscall_entry_arguments(
+    code: &mut ProgramCode,
+    layout: &ProgramLayout,
+    syscall: Option<u32>,
+    used: u16,
+    skip: Label,
+) {
+    let wanted = |index: u32| used & (1 << index) != 0;
+    if let Some(number) = syscall {
+        code.emit(Insn::ldx_mem(MemSize::DW, Reg::R0, CONTEXT, 8));
+        code.asm.jmp_imm_to(JmpOp::Ne, Reg::R0, number as i32, skip);
+    }
+    let registers = [
+        pt_regs::DI,
+        pt_regs::SI,
+        pt_regs::DX,
+        pt_regs::R10,
+        pt_regs::R8,
+        pt_regs::R9,
+    ];
+    let read: Vec<(u32, i16)> = (0..registers.len() as u32)
+        .filter(|&index| wanted(index))
+        .map(|index| (index, registers[index as usize]))
+        .collect();
+    if let (Some(lowest), Some(highest)) = (
+        read.iter().map(|&(_, offset)| offset).min(),
+        read.iter().map(|&(_, offset)| offset).max(),
+    ) {
+        // One read of the span of `pt_regs` holding every wanted register (at
+        // most 64 bytes) into the error arguments, which are only written after
+        // a fault; then each wanted word moves to its argument.
+        let scratch = layout.state.error_arguments;
+        code.emit(Insn::ldx_mem(MemSize::DW, Reg::R3, CONTEXT, 0));
+        code.emit(Insn::add64_imm(Reg::R3, lowest as i32));
+        code.state_pointer(Reg::R1, scratch);
+        code.emit(Insn::mov64_imm(Reg::R2, (highest - lowest + 8) as i32));
+        code.call(Helper::ProbeReadKernel);
+        for (index, offset) in read {
+            code.load_state(Reg::R0, scratch + (offset - lowest) as u32);
+            code.store_state(argument_word(layout, index), Reg::R0);
+        }
+    }
+}
+
+/// A tracepoint's wanted arguments from the fields of its trace entry, sign-extended
+/// when signed.
+fn load_tracepoint_arguments(
+    code: &mut ProgramCode,
+    layout: &ProgramLayout,
+    fields: &[TracepointField],
+    used: u16,
+) -> Result<(), TranslateError> {
+    let wanted = |index: u32| used & (1 << index) != 0;
+    for (index, field) in fields
+        .iter()
+        .take(10)
+        .enumerate()
+        .filter(|&(index, _)| wanted(index as u32))
+    {
+        let size = MemSize::from_bytes(field.size as usize).ok_or_else(|| {
+            TranslateError::Unsupported {
+                what: format!(
+                    "a {}-byte tracepoint argument (argument {index})",
+                    field.size
+                ),
+                location: String::new(),
+            }
+        })?;
+        code.emit(Insn::ldx_mem(size, Reg::R0, CONTEXT, field.offset as i16));
+        if field.signed && field.size < 8 {
+            let shift = 64 - 8 * field.size as i32;
+            code.emit(Insn::alu64_imm(AluOp::Lsh, Reg::R0, shift));
+            code.emit(Insn::alu64_imm(AluOp::Arsh, Reg::R0, shift));
+        }
+        code.store_state(argument_word(layout, index as u32), Reg::R0);
     }
     Ok(())
 }

@@ -18,7 +18,7 @@
 //! that hit it, for a profile probe the caller of the interrupted function); it is 0
 //! where there is no kernel stack (uprobes, BEGIN, END). `ustackdepth` and `ucaller`
 //! are their user-stack counterparts. `regs[]` and `uregs[]` read `struct pt_regs` (see
-//! [`Emitter::load_register`]). `curcpu` is not translated: Linux has no `cpuinfo_t`
+//! [`load_register`]). `curcpu` is not translated: Linux has no `cpuinfo_t`
 //! for it to point to.
 
 use difvm::isa::builtin_variable as variable;
@@ -50,6 +50,51 @@ fn chain_argument_count(cx: &StatementContext<'_>) -> u8 {
         Chain::Main => cx.argument_count(),
         Chain::Error => 6,
     }
+}
+
+/// `execname` and `probeprov`, `probemod`, `probefunc`, `probename`: written into their
+/// built-in string slot of the work area; r0 = its address.
+fn load_builtin_string(code: &mut ProgramCode, cx: &StatementContext<'_>, id: u16) {
+    let strsize = cx.layout().options.strsize;
+    if id == variable::EXECNAME {
+        let offset = cx.layout().state.builtin_strings;
+        code.state_pointer(Reg::R1, offset);
+        code.emit(Insn::mov64_imm(Reg::R2, strsize.min(16) as i32));
+        code.call(Helper::GetCurrentComm);
+        code.load_constant(Reg::R0, TAG_STATE << TAG_SHIFT | offset as u64);
+        return;
+    }
+    let (slot, text) = match id {
+        variable::PROBEPROV => (1, cx.probe.provider.clone()),
+        variable::PROBEMOD => (2, cx.probe.module.clone()),
+        variable::PROBEFUNC => (3, cx.probe.function.clone()),
+        _ => (4, cx.probe.name.clone()),
+    };
+    let offset = cx.layout().state.builtin_strings + slot * strsize;
+    let mut bytes = text.into_bytes();
+    bytes.truncate(strsize as usize - 1);
+    bytes.push(0);
+    store_bytes(code, offset, &bytes, strsize);
+    code.load_constant(Reg::R0, TAG_STATE << TAG_SHIFT | offset as u64);
+}
+
+/// `caller` (`flags` 0) or `ucaller` (`BPF_F_USER_STACK`): r0 = the second frame of the
+/// stack, or 0 when it has fewer.
+fn load_caller(code: &mut ProgramCode, cx: &StatementContext<'_>, flags: i32) {
+    capture_frames(code, cx, 2, flags);
+    let done = code.label();
+    let known = code.label();
+    code.asm.jmp_imm_to(JmpOp::Ge, Reg::R0, 16, known);
+    code.emit(Insn::mov64_imm(Reg::R0, 0));
+    code.asm.ja_to(done);
+    code.bind(known);
+    code.emit(Insn::ldx_mem(
+        MemSize::DW,
+        Reg::R0,
+        STATE,
+        cx.layout().state.stack as i16 + 8,
+    ));
+    code.bind(done);
 }
 
 /// `r0 = args[r1]`; an index past the probe's arguments faults with `illegal
@@ -88,7 +133,6 @@ pub fn load_builtin(
     id: u16,
     site: FaultSite,
 ) -> Result<(), TranslateError> {
-    let strsize = cx.layout().options.strsize;
     match id {
         variable::CURTHREAD => code.call(Helper::GetCurrentTask),
         variable::TIMESTAMP => code.load_state(Reg::R0, cx.layout().state.timestamp),
@@ -140,27 +184,11 @@ pub fn load_builtin(
             code.call(Helper::GetSmpProcessorId);
             code.emit(Insn::mov32_reg(Reg::R0, Reg::R0));
         }
-        variable::EXECNAME => {
-            let offset = cx.layout().state.builtin_strings;
-            code.state_pointer(Reg::R1, offset);
-            code.emit(Insn::mov64_imm(Reg::R2, strsize.min(16) as i32));
-            code.call(Helper::GetCurrentComm);
-            code.load_constant(Reg::R0, TAG_STATE << TAG_SHIFT | offset as u64);
-        }
-        variable::PROBEPROV | variable::PROBEMOD | variable::PROBEFUNC | variable::PROBENAME => {
-            let (slot, text) = match id {
-                variable::PROBEPROV => (1, cx.probe.provider.clone()),
-                variable::PROBEMOD => (2, cx.probe.module.clone()),
-                variable::PROBEFUNC => (3, cx.probe.function.clone()),
-                _ => (4, cx.probe.name.clone()),
-            };
-            let offset = cx.layout().state.builtin_strings + slot * strsize;
-            let mut bytes = text.into_bytes();
-            bytes.truncate(strsize as usize - 1);
-            bytes.push(0);
-            store_bytes(code, offset, &bytes, strsize);
-            code.load_constant(Reg::R0, TAG_STATE << TAG_SHIFT | offset as u64);
-        }
+        variable::EXECNAME
+        | variable::PROBEPROV
+        | variable::PROBEMOD
+        | variable::PROBEFUNC
+        | variable::PROBENAME => load_builtin_string(code, cx, id),
         variable::STACKDEPTH | variable::USTACKDEPTH => {
             let flags = if id == variable::USTACKDEPTH {
                 BPF_F_USER_STACK
@@ -170,42 +198,12 @@ pub fn load_builtin(
             capture_frames(code, cx, crate::map_layout::STACK_FRAMES, flags);
             code.alu_imm(AluOp::Rsh, Reg::R0, 3);
         }
-        variable::CALLER => {
-            // The second frame past the artificial ones: the first is in the
-            // function where the probe fired, the second in its caller.
-            capture_frames(code, cx, 2, 0);
-            let done = code.label();
-            let known = code.label();
-            code.asm.jmp_imm_to(JmpOp::Ge, Reg::R0, 16, known);
-            code.emit(Insn::mov64_imm(Reg::R0, 0));
-            code.asm.ja_to(done);
-            code.bind(known);
-            code.emit(Insn::ldx_mem(
-                MemSize::DW,
-                Reg::R0,
-                STATE,
-                cx.layout().state.stack as i16 + 8,
-            ));
-            code.bind(done);
-        }
-        variable::UCALLER => {
-            // The second user frame, the caller of the function the thread is in
-            // (as far as the user stack can be walked by frame pointers).
-            capture_frames(code, cx, 2, BPF_F_USER_STACK);
-            let done = code.label();
-            let known = code.label();
-            code.asm.jmp_imm_to(JmpOp::Ge, Reg::R0, 16, known);
-            code.emit(Insn::mov64_imm(Reg::R0, 0));
-            code.asm.ja_to(done);
-            code.bind(known);
-            code.emit(Insn::ldx_mem(
-                MemSize::DW,
-                Reg::R0,
-                STATE,
-                cx.layout().state.stack as i16 + 8,
-            ));
-            code.bind(done);
-        }
+        // The second frame past the artificial ones: the first is in the function where
+        // the probe fired, the second in its caller.
+        variable::CALLER => load_caller(code, cx, 0),
+        // The second user frame, the caller of the function the thread is in (as far as
+        // the user stack can be walked by frame pointers).
+        variable::UCALLER => load_caller(code, cx, BPF_F_USER_STACK),
         variable::CURCPU => {
             return Err(
                 cx.unsupported("curcpu (Linux has no cpuinfo_t for it to point to; use cpu)")

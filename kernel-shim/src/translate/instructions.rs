@@ -26,7 +26,7 @@ use crate::map_layout::{DifoLocation, TAG_CONSTANTS, TAG_SHIFT};
 /// Largest by-reference tuple entry (the interpreter's `MAX_OBJECT_SIZE`).
 const MAX_OBJECT_SIZE: i32 = 1 << 16;
 
-/// What a DIFO translation needs beyond the emitter.
+/// What the translation of one DIFO needs beyond the statement's context.
 pub struct DifoTranslation<'d> {
     pub difo: &'d Difo,
     pub location: DifoLocation,
