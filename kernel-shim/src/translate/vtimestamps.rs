@@ -24,8 +24,8 @@
 use super::code::ProgramCode;
 use super::error::TranslateError;
 use super::translation_context::StatementContext;
-use crate::ebpf::{AluOp, Assembler, Helper, Insn, JmpOp, MemSize, Reg};
-use crate::map_layout::{MapFds, ProgramLayout, VtimestampLayout};
+use crate::ebpf::{AluOp, Assembler, Helper, Insn, JmpOp, Label, MemSize, Reg};
+use crate::map_layout::{MapFds, ProgramLayout, TaskStructOffsets, VtimestampLayout};
 
 /// The tracker's stack: the thread's start time, the map key (its `task_struct`
 /// address), and an entry being built.
@@ -56,127 +56,156 @@ pub fn vtimestamp_tracker(
     asm.emit(Insn::call(Helper::KtimeGetNs));
     asm.emit(Insn::mov64_reg(Reg::R9, Reg::R0));
     for (argument, switching_out) in [(1, true), (2, false)] {
-        let done = asm.new_label();
-        let enter = asm.new_label();
-        asm.emit(Insn::ldx_mem(MemSize::DW, Reg::R7, Reg::R6, 8 * argument));
-        asm.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R7, TRACKER_KEY));
-        asm.emit(Insn::mov64_reg(Reg::R1, Reg::FP));
-        asm.emit(Insn::add64_imm(Reg::R1, TRACKER_START_TIME as i32));
-        asm.emit(Insn::mov64_imm(Reg::R2, 8));
-        asm.emit(Insn::mov64_reg(Reg::R3, Reg::R7));
-        asm.emit(Insn::add64_imm(Reg::R3, offsets.start_time as i32));
-        asm.emit(Insn::call(Helper::ProbeReadKernel));
-        asm.jmp_imm_to(JmpOp::Ne, Reg::R0, 0, done);
-        asm.emit_all(&Insn::ld_map_fd(Reg::R1, map));
-        asm.emit(Insn::mov64_reg(Reg::R2, Reg::FP));
-        asm.emit(Insn::add64_imm(Reg::R2, TRACKER_KEY as i32));
-        asm.emit(Insn::call(Helper::MapLookupElem));
-        asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, enter);
-        asm.emit(Insn::ldx_mem(
-            MemSize::DW,
-            Reg::R1,
-            Reg::R0,
-            VtimestampLayout::START_TIME as i16,
-        ));
-        asm.emit(Insn::ldx_mem(
-            MemSize::DW,
-            Reg::R2,
-            Reg::FP,
-            TRACKER_START_TIME,
-        ));
-        asm.jmp_reg_to(JmpOp::Ne, Reg::R1, Reg::R2, enter);
-        if switching_out {
-            // A switch-out without a switch-in seen (the tracker was attached while the
-            // thread ran) starts over from the scheduler's count.
-            asm.emit(Insn::ldx_mem(
-                MemSize::DW,
-                Reg::R1,
-                Reg::R0,
-                VtimestampLayout::SWITCHED_IN as i16,
-            ));
-            asm.jmp_imm_to(JmpOp::Eq, Reg::R1, 0, enter);
-            asm.emit(Insn::mov64_reg(Reg::R2, Reg::R9));
-            asm.emit(Insn::alu64_reg(AluOp::Sub, Reg::R2, Reg::R1));
-            asm.emit(Insn::ldx_mem(
-                MemSize::DW,
-                Reg::R3,
-                Reg::R0,
-                VtimestampLayout::ON_CPU as i16,
-            ));
-            asm.emit(Insn::alu64_reg(AluOp::Add, Reg::R3, Reg::R2));
-            asm.emit(Insn::stx_mem(
-                MemSize::DW,
-                Reg::R0,
-                Reg::R3,
-                VtimestampLayout::ON_CPU as i16,
-            ));
-            asm.emit(Insn::st_mem(
-                MemSize::DW,
-                Reg::R0,
-                VtimestampLayout::SWITCHED_IN as i16,
-                0,
-            ));
-        } else {
-            asm.emit(Insn::stx_mem(
-                MemSize::DW,
-                Reg::R0,
-                Reg::R9,
-                VtimestampLayout::SWITCHED_IN as i16,
-            ));
-        }
-        asm.ja_to(done);
-
-        asm.bind(enter);
-        let entry = |field: u32| TRACKER_ENTRY + field as i16;
-        asm.emit(Insn::mov64_reg(Reg::R1, Reg::FP));
-        asm.emit(Insn::add64_imm(
-            Reg::R1,
-            entry(VtimestampLayout::ON_CPU) as i32,
-        ));
-        asm.emit(Insn::mov64_imm(Reg::R2, 8));
-        asm.emit(Insn::mov64_reg(Reg::R3, Reg::R7));
-        asm.emit(Insn::add64_imm(Reg::R3, offsets.sum_exec_runtime as i32));
-        asm.emit(Insn::call(Helper::ProbeReadKernel));
-        asm.jmp_imm_to(JmpOp::Ne, Reg::R0, 0, done);
-        asm.emit(Insn::ldx_mem(
-            MemSize::DW,
-            Reg::R1,
-            Reg::FP,
-            TRACKER_START_TIME,
-        ));
-        asm.emit(Insn::stx_mem(
-            MemSize::DW,
-            Reg::FP,
-            Reg::R1,
-            entry(VtimestampLayout::START_TIME),
-        ));
-        if switching_out {
-            asm.emit(Insn::st_mem(
-                MemSize::DW,
-                Reg::FP,
-                entry(VtimestampLayout::SWITCHED_IN),
-                0,
-            ));
-        } else {
-            asm.emit(Insn::stx_mem(
-                MemSize::DW,
-                Reg::FP,
-                Reg::R9,
-                entry(VtimestampLayout::SWITCHED_IN),
-            ));
-        }
-        asm.emit_all(&Insn::ld_map_fd(Reg::R1, map));
-        asm.emit(Insn::mov64_reg(Reg::R2, Reg::FP));
-        asm.emit(Insn::add64_imm(Reg::R2, TRACKER_KEY as i32));
-        asm.emit(Insn::mov64_reg(Reg::R3, Reg::FP));
-        asm.emit(Insn::add64_imm(Reg::R3, TRACKER_ENTRY as i32));
-        asm.emit(Insn::mov64_imm(Reg::R4, crate::sys::BPF_ANY as i32));
-        asm.emit(Insn::call(Helper::MapUpdateElem));
-        asm.bind(done);
+        emit_thread_switch(&mut asm, &offsets, map, argument, switching_out);
     }
     asm.emit(Insn::mov64_imm(Reg::R0, 0));
     asm.emit(Insn::exit());
     Ok(asm.finish()?)
+}
+
+/// The tracker's work for one thread of the switch: `prev` (tracepoint argument 1,
+/// `switching_out`) or `next` (argument 2).
+fn emit_thread_switch(
+    asm: &mut Assembler,
+    offsets: &TaskStructOffsets,
+    map: i32,
+    argument: i16,
+    switching_out: bool,
+) {
+    let done = asm.new_label();
+    let enter = asm.new_label();
+    asm.emit(Insn::ldx_mem(MemSize::DW, Reg::R7, Reg::R6, 8 * argument));
+    asm.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R7, TRACKER_KEY));
+    asm.emit(Insn::mov64_reg(Reg::R1, Reg::FP));
+    asm.emit(Insn::add64_imm(Reg::R1, TRACKER_START_TIME as i32));
+    asm.emit(Insn::mov64_imm(Reg::R2, 8));
+    asm.emit(Insn::mov64_reg(Reg::R3, Reg::R7));
+    asm.emit(Insn::add64_imm(Reg::R3, offsets.start_time as i32));
+    asm.emit(Insn::call(Helper::ProbeReadKernel));
+    asm.jmp_imm_to(JmpOp::Ne, Reg::R0, 0, done);
+    asm.emit_all(&Insn::ld_map_fd(Reg::R1, map));
+    asm.emit(Insn::mov64_reg(Reg::R2, Reg::FP));
+    asm.emit(Insn::add64_imm(Reg::R2, TRACKER_KEY as i32));
+    asm.emit(Insn::call(Helper::MapLookupElem));
+    asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, enter);
+    asm.emit(Insn::ldx_mem(
+        MemSize::DW,
+        Reg::R1,
+        Reg::R0,
+        VtimestampLayout::START_TIME as i16,
+    ));
+    asm.emit(Insn::ldx_mem(
+        MemSize::DW,
+        Reg::R2,
+        Reg::FP,
+        TRACKER_START_TIME,
+    ));
+    asm.jmp_reg_to(JmpOp::Ne, Reg::R1, Reg::R2, enter);
+    emit_known_thread(asm, switching_out, enter);
+    asm.ja_to(done);
+    asm.bind(enter);
+    emit_new_thread(asm, offsets, map, switching_out, done);
+    asm.bind(done);
+}
+
+/// The thread has an entry (its `task_struct` address in r7, the entry in r0): a thread
+/// switching out adds its time since switching in; one switching in notes when.
+fn emit_known_thread(asm: &mut Assembler, switching_out: bool, enter: Label) {
+    if switching_out {
+        // A switch-out without a switch-in seen (the tracker was attached while the
+        // thread ran) starts over from the scheduler's count.
+        asm.emit(Insn::ldx_mem(
+            MemSize::DW,
+            Reg::R1,
+            Reg::R0,
+            VtimestampLayout::SWITCHED_IN as i16,
+        ));
+        asm.jmp_imm_to(JmpOp::Eq, Reg::R1, 0, enter);
+        asm.emit(Insn::mov64_reg(Reg::R2, Reg::R9));
+        asm.emit(Insn::alu64_reg(AluOp::Sub, Reg::R2, Reg::R1));
+        asm.emit(Insn::ldx_mem(
+            MemSize::DW,
+            Reg::R3,
+            Reg::R0,
+            VtimestampLayout::ON_CPU as i16,
+        ));
+        asm.emit(Insn::alu64_reg(AluOp::Add, Reg::R3, Reg::R2));
+        asm.emit(Insn::stx_mem(
+            MemSize::DW,
+            Reg::R0,
+            Reg::R3,
+            VtimestampLayout::ON_CPU as i16,
+        ));
+        asm.emit(Insn::st_mem(
+            MemSize::DW,
+            Reg::R0,
+            VtimestampLayout::SWITCHED_IN as i16,
+            0,
+        ));
+    } else {
+        asm.emit(Insn::stx_mem(
+            MemSize::DW,
+            Reg::R0,
+            Reg::R9,
+            VtimestampLayout::SWITCHED_IN as i16,
+        ));
+    }
+}
+
+/// The thread has no entry, or its address belongs to a new thread: enters it with the
+/// scheduler's exact count.
+fn emit_new_thread(
+    asm: &mut Assembler,
+    offsets: &TaskStructOffsets,
+    map: i32,
+    switching_out: bool,
+    done: Label,
+) {
+    let entry = |field: u32| TRACKER_ENTRY + field as i16;
+    asm.emit(Insn::mov64_reg(Reg::R1, Reg::FP));
+    asm.emit(Insn::add64_imm(
+        Reg::R1,
+        entry(VtimestampLayout::ON_CPU) as i32,
+    ));
+    asm.emit(Insn::mov64_imm(Reg::R2, 8));
+    asm.emit(Insn::mov64_reg(Reg::R3, Reg::R7));
+    asm.emit(Insn::add64_imm(Reg::R3, offsets.sum_exec_runtime as i32));
+    asm.emit(Insn::call(Helper::ProbeReadKernel));
+    asm.jmp_imm_to(JmpOp::Ne, Reg::R0, 0, done);
+    asm.emit(Insn::ldx_mem(
+        MemSize::DW,
+        Reg::R1,
+        Reg::FP,
+        TRACKER_START_TIME,
+    ));
+    asm.emit(Insn::stx_mem(
+        MemSize::DW,
+        Reg::FP,
+        Reg::R1,
+        entry(VtimestampLayout::START_TIME),
+    ));
+    if switching_out {
+        asm.emit(Insn::st_mem(
+            MemSize::DW,
+            Reg::FP,
+            entry(VtimestampLayout::SWITCHED_IN),
+            0,
+        ));
+    } else {
+        asm.emit(Insn::stx_mem(
+            MemSize::DW,
+            Reg::FP,
+            Reg::R9,
+            entry(VtimestampLayout::SWITCHED_IN),
+        ));
+    }
+    asm.emit_all(&Insn::ld_map_fd(Reg::R1, map));
+    asm.emit(Insn::mov64_reg(Reg::R2, Reg::FP));
+    asm.emit(Insn::add64_imm(Reg::R2, TRACKER_KEY as i32));
+    asm.emit(Insn::mov64_reg(Reg::R3, Reg::FP));
+    asm.emit(Insn::add64_imm(Reg::R3, TRACKER_ENTRY as i32));
+    asm.emit(Insn::mov64_imm(Reg::R4, crate::sys::BPF_ANY as i32));
+    asm.emit(Insn::call(Helper::MapUpdateElem));
 }
 
 /// `r0 = vtimestamp`: the current thread's entry's time on CPU plus the time since
