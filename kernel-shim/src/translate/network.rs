@@ -19,7 +19,7 @@ use super::registers::{SAVED_1, SPILL_0, STATE};
 use super::string_subroutines::{push_character, temporary_word, work_area_text_to_scratch};
 use super::strings::string_buffer;
 use super::translation_context::StatementContext;
-use crate::ebpf::{AluOp, Insn, JmpOp, MemSize, Reg, SwapWidth};
+use crate::ebpf::{AluOp, Insn, JmpOp, Label, MemSize, Reg, SwapWidth};
 use crate::map_layout::ProgramLayout;
 
 /// Linux `AF_INET` and `AF_INET6`.
@@ -228,16 +228,53 @@ fn format_mapped_quad(code: &mut ProgramCode, layout: &ProgramLayout) {
     }
 }
 
+/// The work-area words `inet_ntoa6` and `inet_ntop` keep while formatting an IPv6
+/// address.
+#[derive(Debug, Clone, Copy)]
+struct Inet6Words {
+    /// Where the longest run of zero groups starts (a byte index), −1 when none.
+    first_zero: u32,
+    /// Where the run being measured starts, −1 when none.
+    trying: u32,
+    /// How many bytes the longest run covers.
+    zero_bytes: u32,
+    /// The byte index of the last group printed as hexadecimal.
+    last_group: u32,
+    /// The byte index of the last group of the longest run.
+    run_end: u32,
+}
+
+impl Inet6Words {
+    fn new(layout: &ProgramLayout) -> Inet6Words {
+        Inet6Words {
+            first_zero: temporary_word(layout, 0),
+            trying: temporary_word(layout, 1),
+            zero_bytes: temporary_word(layout, 2),
+            last_group: temporary_word(layout, 4),
+            run_end: temporary_word(layout, 5),
+        }
+    }
+}
+
 /// IPv6 text, as the interpreter's `inet_ntoa6` (`for_inet_ntop` as there).
 fn format_inet6(code: &mut ProgramCode, layout: &ProgramLayout, for_inet_ntop: bool) {
-    let (first_zero, trying, zero_bytes, last_group, run_end) = (
-        temporary_word(layout, 0),
-        temporary_word(layout, 1),
-        temporary_word(layout, 2),
-        temporary_word(layout, 4),
-        temporary_word(layout, 5),
-    );
-    // The longest run of zero groups, as classic DTrace's scan finds it.
+    let words = Inet6Words::new(layout);
+    find_longest_zero_run(code, layout, &words);
+    let groups = code.label();
+    format_ipv4_tail(code, layout, &words, for_inet_ntop, groups);
+    format_groups(code, layout, &words);
+    code.bind(groups);
+}
+
+/// Finds the longest run of zero groups, as classic DTrace's scan finds it.
+fn find_longest_zero_run(code: &mut ProgramCode, layout: &ProgramLayout, words: &Inet6Words) {
+    let Inet6Words {
+        first_zero,
+        trying,
+        zero_bytes,
+        run_end,
+        ..
+    } = *words;
     code.store_state_imm(first_zero, -1);
     code.store_state_imm(trying, -1);
     code.store_state_imm(zero_bytes, 1);
@@ -285,12 +322,21 @@ fn format_inet6(code: &mut ProgramCode, layout: &ProgramLayout, for_inet_ntop: b
     code.alu_reg(AluOp::Add, Reg::R0, Reg::R1);
     code.alu_imm(AluOp::Sub, Reg::R0, 2);
     code.store_state(run_end, Reg::R0);
+}
 
-    // IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible (::a.b.c.d) addresses end in
-    // a dotted quad; inet_ntoa6 gives only that.
+/// IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible (::a.b.c.d) addresses end in a
+/// dotted quad; `inet_ntoa6` gives only that (and goes on at `groups`), `inet_ntop` the
+/// groups before it too.
+fn format_ipv4_tail(
+    code: &mut ProgramCode,
+    layout: &ProgramLayout,
+    words: &Inet6Words,
+    for_inet_ntop: bool,
+    groups: Label,
+) {
+    let last_group = words.last_group;
     let address = address_byte_offset(layout, 0) as i16;
     let plain = code.label();
-    let groups = code.label();
     let quad = code.label();
     code.store_state_imm(last_group, 14);
     code.emit(Insn::ldx_mem(MemSize::DW, Reg::R0, STATE, address));
@@ -310,8 +356,16 @@ fn format_inet6(code: &mut ProgramCode, layout: &ProgramLayout, for_inet_ntop: b
     }
     code.store_state_imm(last_group, 10);
     code.bind(plain);
+}
 
-    // Groups from the last printed one down to the first; the zero run becomes "::".
+/// The groups from the last printed one down to the first; the zero run becomes "::".
+fn format_groups(code: &mut ProgramCode, layout: &ProgramLayout, words: &Inet6Words) {
+    let Inet6Words {
+        first_zero,
+        last_group,
+        run_end,
+        ..
+    } = *words;
     for index in (0..=14i32).rev().step_by(2) {
         let next = code.label();
         let group = code.label();
@@ -364,7 +418,6 @@ fn format_inet6(code: &mut ProgramCode, layout: &ProgramLayout, for_inet_ntop: b
         }
         code.bind(next);
     }
-    code.bind(groups);
 }
 
 /// Colon-separated hexadecimal bytes, the last first; `T6` has the length.
