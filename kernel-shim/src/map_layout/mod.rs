@@ -487,41 +487,51 @@ fn slot_for(ty: &DifType) -> (u32, GlobalVariableSlot) {
     }
 }
 
-impl ProgramLayout {
-    /// Lays out the maps of `program` for `options`.
-    pub fn for_program(
-        verified: &VerifiedProgram,
-        options: &LayoutOptions,
-    ) -> Result<ProgramLayout, LayoutError> {
-        let program = verified.program();
-        if options.strsize < 2 || options.strsize > 4096 {
-            return Err(LayoutError::Option {
-                name: "strsize",
-                reason: format!("{} is outside 2..=4096", options.strsize),
-            });
-        }
-        if options.cpu_count == 0 || options.cpu_count > 4096 {
-            return Err(LayoutError::Option {
-                name: "cpu count",
-                reason: format!("{} is outside 1..=4096", options.cpu_count),
-            });
-        }
-        if options.speculation_count > 64 {
-            return Err(LayoutError::Option {
-                name: "nspec",
-                reason: format!("{} is more than 64", options.speculation_count),
-            });
-        }
-        if options.scratch_size > 1 << 24 {
-            return Err(LayoutError::Option {
-                name: "scratchsize",
-                reason: format!("{} is more than 16m", options.scratch_size),
-            });
-        }
-        let strsize = options.strsize;
-        let types = variable_types(program);
+/// Refuses options outside what the kernel engine supports.
+fn check_options(options: &LayoutOptions) -> Result<(), LayoutError> {
+    if options.strsize < 2 || options.strsize > 4096 {
+        return Err(LayoutError::Option {
+            name: "strsize",
+            reason: format!("{} is outside 2..=4096", options.strsize),
+        });
+    }
+    if options.cpu_count == 0 || options.cpu_count > 4096 {
+        return Err(LayoutError::Option {
+            name: "cpu count",
+            reason: format!("{} is outside 1..=4096", options.cpu_count),
+        });
+    }
+    if options.speculation_count > 64 {
+        return Err(LayoutError::Option {
+            name: "nspec",
+            reason: format!("{} is more than 64", options.speculation_count),
+        });
+    }
+    if options.scratch_size > 1 << 24 {
+        return Err(LayoutError::Option {
+            name: "scratchsize",
+            reason: format!("{} is more than 16m", options.scratch_size),
+        });
+    }
+    Ok(())
+}
 
-        // Globals value.
+/// Where the program's variables live: global scalars in the globals value, clause-locals
+/// in the work area, thread-locals and associative arrays in the dynamic map.
+struct VariableLayout {
+    globals: GlobalsLayout,
+    clause_locals: BTreeMap<u16, GlobalVariableSlot>,
+    clause_locals_size: u32,
+    dynamic_types: BTreeMap<(u8, u16), DifType>,
+    /// The largest dynamic value: 8, or the largest by-reference one rounded up to 8.
+    dynamic_value_size: u32,
+}
+
+impl VariableLayout {
+    fn new(
+        types: &BTreeMap<(u8, u16), (DifType, bool)>,
+        options: &LayoutOptions,
+    ) -> Result<VariableLayout, LayoutError> {
         let mut globals_offset: u32 = 24;
         let speculation_states = globals_offset;
         globals_offset += 8 * options.speculation_count.max(1);
@@ -530,7 +540,7 @@ impl ProgramLayout {
         let mut clause_locals_size: u32 = 0;
         let mut dynamic_types = BTreeMap::new();
         let mut dynamic_value_size: u32 = 8;
-        for (&(scope, id), &(ty, associative)) in &types {
+        for (&(scope, id), &(ty, associative)) in types {
             if id < difvm::isa::builtin_variable::FIRST_USER {
                 continue;
             }
@@ -569,115 +579,160 @@ impl ProgramLayout {
             variables: global_variables,
             size: globals_offset.max(32),
         };
+        Ok(VariableLayout {
+            globals,
+            clause_locals,
+            clause_locals_size,
+            dynamic_types,
+            dynamic_value_size,
+        })
+    }
+}
 
-        // Dynamic variables: the tuple area holds the longest declared key, or the
-        // longest tuple the stack can hold when the program does not say.
-        let dynamic = if dynamic_types.is_empty() {
-            None
-        } else {
-            let declared = program
-                .variables
-                .iter()
-                .filter_map(|variable| match variable.storage {
-                    VariableStorage::Associative { key_size } => Some(key_size),
-                    _ => None,
-                })
-                .max();
-            let has_arrays = types.iter().any(|(&(scope, id), &(_, associative))| {
-                associative && scope != 2 && id >= difvm::isa::builtin_variable::FIRST_USER
+/// The dynamic-variable key: the tuple area holds the longest declared key, or the
+/// longest tuple the stack can hold when the program does not say.
+fn dynamic_key_layout(
+    program: &CompiledProgram,
+    types: &BTreeMap<(u8, u16), (DifType, bool)>,
+    strsize: u32,
+    dynamic_value_size: u32,
+) -> Result<DynamicKeyLayout, LayoutError> {
+    let declared = program
+        .variables
+        .iter()
+        .filter_map(|variable| match variable.storage {
+            VariableStorage::Associative { key_size } => Some(key_size),
+            _ => None,
+        })
+        .max();
+    let has_arrays = types.iter().any(|(&(scope, id), &(_, associative))| {
+        associative && scope != 2 && id >= difvm::isa::builtin_variable::FIRST_USER
+    });
+    let tuple_size = match (has_arrays, declared) {
+        (false, _) => 0,
+        (true, Some(size)) => round_up(size as u64, 8) as u32,
+        (true, None) => (MAX_HASH_KEY_SIZE - 16)
+            .min((DIF_TUPLE_STACK_DEPTH as u32) * round_up(strsize as u64, 8) as u32),
+    };
+    let key_size = 16 + tuple_size;
+    if key_size > MAX_HASH_KEY_SIZE {
+        return Err(LayoutError::KeyTooLarge {
+            what: "dynamic variable".to_string(),
+            size: key_size,
+        });
+    }
+    Ok(DynamicKeyLayout {
+        tuple_size,
+        key_size,
+        value_size: dynamic_value_size,
+    })
+}
+
+/// The aggregation key and value sizes (the longest key and largest value of the
+/// program) and every aggregation's rule.
+fn aggregation_layout(
+    program: &CompiledProgram,
+) -> Result<(Option<AggregationKeyLayout>, BTreeMap<u32, AggregationRule>), LayoutError> {
+    let mut aggregation_rules = BTreeMap::new();
+    let mut longest_key: u32 = 0;
+    let mut longest_value: u32 = 0;
+    for description in &program.aggregations {
+        let rule = AggregationRule::new(&description.function).map_err(|error| {
+            LayoutError::InvalidAggregation {
+                aggregation: description.id,
+                reason: error.to_string(),
+            }
+        })?;
+        let value_size = AGGREGATION_WORDS_OFFSET as u64 + 8 * rule.word_count() as u64;
+        if value_size > MAX_PER_CPU_VALUE_SIZE as u64 {
+            return Err(LayoutError::AggregationTooLarge {
+                aggregation: description.id,
+                size: value_size.min(u32::MAX as u64) as u32,
             });
-            let tuple_size = match (has_arrays, declared) {
-                (false, _) => 0,
-                (true, Some(size)) => round_up(size as u64, 8) as u32,
-                (true, None) => (MAX_HASH_KEY_SIZE - 16)
-                    .min((DIF_TUPLE_STACK_DEPTH as u32) * round_up(strsize as u64, 8) as u32),
-            };
-            let key_size = 16 + tuple_size;
-            if key_size > MAX_HASH_KEY_SIZE {
-                return Err(LayoutError::KeyTooLarge {
-                    what: "dynamic variable".to_string(),
-                    size: key_size,
-                });
-            }
-            Some(DynamicKeyLayout {
-                tuple_size,
-                key_size,
-                value_size: dynamic_value_size,
-            })
-        };
-
-        // Aggregations.
-        let mut aggregation_rules = BTreeMap::new();
-        let mut longest_key: u32 = 0;
-        let mut longest_value: u32 = 0;
-        for description in &program.aggregations {
-            let rule = AggregationRule::new(&description.function).map_err(|error| {
-                LayoutError::InvalidAggregation {
-                    aggregation: description.id,
-                    reason: error.to_string(),
-                }
-            })?;
-            let value_size = AGGREGATION_WORDS_OFFSET as u64 + 8 * rule.word_count() as u64;
-            if value_size > MAX_PER_CPU_VALUE_SIZE as u64 {
-                return Err(LayoutError::AggregationTooLarge {
-                    aggregation: description.id,
-                    size: value_size.min(u32::MAX as u64) as u32,
-                });
-            }
-            longest_value = longest_value.max(value_size as u32);
-            longest_key = longest_key.max(round_up(description.key_size as u64, 8) as u32);
-            aggregation_rules.insert(description.id, rule);
         }
-        let aggregation = if program.aggregations.is_empty() {
+        longest_value = longest_value.max(value_size as u32);
+        longest_key = longest_key.max(round_up(description.key_size as u64, 8) as u32);
+        aggregation_rules.insert(description.id, rule);
+    }
+    let aggregation = if program.aggregations.is_empty() {
+        None
+    } else {
+        let key_size = 8 + longest_key;
+        if key_size > MAX_HASH_KEY_SIZE {
+            return Err(LayoutError::KeyTooLarge {
+                what: "aggregation".to_string(),
+                size: key_size,
+            });
+        }
+        let largest_id = program
+            .aggregations
+            .iter()
+            .map(|description| description.id)
+            .max()
+            .unwrap_or(0);
+        Some(AggregationKeyLayout {
+            tuple_size: longest_key,
+            key_size,
+            value_size: longest_value,
+            generation_entries: largest_id.checked_add(1).ok_or_else(|| {
+                LayoutError::InvalidAggregation {
+                    aggregation: largest_id,
+                    reason: "the aggregation id is too large".to_string(),
+                }
+            })?,
+        })
+    };
+    Ok((aggregation, aggregation_rules))
+}
+
+/// Every DIFO's string table, back to back (the constants value), and where each starts.
+fn string_tables(
+    program: &CompiledProgram,
+) -> Result<(Vec<u8>, BTreeMap<DifoLocation, u32>), LayoutError> {
+    let mut constants = Vec::new();
+    let mut string_tables = BTreeMap::new();
+    for (location, difo) in program_difos(program) {
+        string_tables.insert(location, constants.len() as u32);
+        constants.extend_from_slice(&difo.string_table);
+        constants.push(0);
+        constants.resize(round_up(constants.len() as u64, 8) as usize, 0);
+    }
+    if constants.is_empty() {
+        constants.resize(8, 0);
+    }
+    checked_u32("string tables", constants.len() as u64)?;
+    Ok((constants, string_tables))
+}
+
+impl ProgramLayout {
+    /// Lays out the maps of `program` for `options`.
+    pub fn for_program(
+        verified: &VerifiedProgram,
+        options: &LayoutOptions,
+    ) -> Result<ProgramLayout, LayoutError> {
+        let program = verified.program();
+        check_options(options)?;
+        let types = variable_types(program);
+        let variables = VariableLayout::new(&types, options)?;
+        let dynamic = if variables.dynamic_types.is_empty() {
             None
         } else {
-            let key_size = 8 + longest_key;
-            if key_size > MAX_HASH_KEY_SIZE {
-                return Err(LayoutError::KeyTooLarge {
-                    what: "aggregation".to_string(),
-                    size: key_size,
-                });
-            }
-            let largest_id = program
-                .aggregations
-                .iter()
-                .map(|description| description.id)
-                .max()
-                .unwrap_or(0);
-            Some(AggregationKeyLayout {
-                tuple_size: longest_key,
-                key_size,
-                value_size: longest_value,
-                generation_entries: largest_id.checked_add(1).ok_or_else(|| {
-                    LayoutError::InvalidAggregation {
-                        aggregation: largest_id,
-                        reason: "the aggregation id is too large".to_string(),
-                    }
-                })?,
-            })
+            Some(dynamic_key_layout(
+                program,
+                &types,
+                options.strsize,
+                variables.dynamic_value_size,
+            )?)
         };
-
-        // Constants: every DIFO's string table.
-        let mut constants = Vec::new();
-        let mut string_tables = BTreeMap::new();
-        for (location, difo) in program_difos(program) {
-            string_tables.insert(location, constants.len() as u32);
-            constants.extend_from_slice(&difo.string_table);
-            constants.push(0);
-            constants.resize(round_up(constants.len() as u64, 8) as usize, 0);
-        }
-        if constants.is_empty() {
-            constants.resize(8, 0);
-        }
-        checked_u32("string tables", constants.len() as u64)?;
-
+        let (aggregation, aggregation_rules) = aggregation_layout(program)?;
+        let (constants, string_tables) = string_tables(program)?;
         let largest_by_reference = types
             .values()
             .filter(|(ty, _)| ty.is_by_reference())
             .map(|(ty, _)| ty.size)
             .max()
             .unwrap_or(0)
-            .min(difvm::verify::STATIC_VARIABLE_MAX_SIZE.max(dynamic_value_size));
+            .min(difvm::verify::STATIC_VARIABLE_MAX_SIZE.max(variables.dynamic_value_size));
         let record_size = program
             .statements
             .iter()
@@ -690,7 +745,7 @@ impl ProgramLayout {
             round_up(record_size as u64, 8) as u32,
             aggregation.as_ref(),
             dynamic.as_ref(),
-            round_up(clause_locals_size as u64, 8) as u32,
+            round_up(variables.clause_locals_size as u64, 8) as u32,
             largest_by_reference,
             calls_subroutine(program, difvm::isa::subroutine::STRTOK),
         )?;
@@ -705,10 +760,10 @@ impl ProgramLayout {
         Ok(ProgramLayout {
             options: options.clone(),
             state,
-            globals,
-            clause_locals,
+            globals: variables.globals,
+            clause_locals: variables.clause_locals,
             dynamic,
-            dynamic_types,
+            dynamic_types: variables.dynamic_types,
             aggregation,
             aggregation_rules,
             string_tables,

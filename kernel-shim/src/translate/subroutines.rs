@@ -113,10 +113,10 @@ pub fn call_subroutine(
     match number {
         subroutine::COPYOUT | subroutine::COPYOUTSTR => {
             let name = subroutine::name(number).unwrap_or("copyout");
-            return Err(cx.unsupported(format!(
+            Err(cx.unsupported(format!(
                 "subroutine {name}() (it writes user memory with bpf_probe_write_user, \
                  which kernels in lockdown refuse, so the kernel engine never uses it)"
-            )));
+            )))
         }
         subroutine::MUTEX_OWNED
         | subroutine::MUTEX_OWNER
@@ -142,11 +142,11 @@ pub fn call_subroutine(
                 FaultValue::Constant(number as i32),
                 site,
             );
-            return Ok(());
+            Ok(())
         }
         _ => {
             let name = subroutine::name(number).unwrap_or("an unknown subroutine");
-            return Err(cx.unsupported(format!("subroutine {name}()")));
+            Err(cx.unsupported(format!("subroutine {name}()")))
         }
     }
 }
