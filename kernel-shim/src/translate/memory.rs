@@ -13,7 +13,7 @@ use difvm::object::FaultCode;
 use super::code::{FaultSite, FaultValue, ProgramCode};
 use super::registers::{SPILL_4, STATE};
 use super::translation_context::StatementContext;
-use crate::ebpf::{AluOp, Helper, Insn, JmpOp, MemSize, Reg};
+use crate::ebpf::{AluOp, Helper, Insn, JmpOp, Label, MemSize, Reg};
 use crate::map_layout::ProgramLayout;
 use crate::map_layout::{TAG_CONSTANTS, TAG_GLOBALS, TAG_SCRATCH, TAG_SHIFT, TAG_STATE};
 
@@ -179,21 +179,7 @@ fn resolve(
         code.asm.ja_to(done);
     }
     code.bind(next);
-    // Any other address with one of the tags lies in no area.
-    code.emit(Insn::mov64_reg(Reg::R1, address));
-    code.emit(Insn::alu64_imm(AluOp::Rsh, Reg::R1, TAG_SHIFT as i32));
-    let external = code.label();
-    code.asm
-        .jmp_imm_to(JmpOp::Lt, Reg::R1, TAG_SCRATCH as i32, external);
-    code.asm
-        .jmp_imm_to(JmpOp::Gt, Reg::R1, TAG_CONSTANTS as i32, external);
-    code.fault(
-        cx.fault_exit,
-        FaultCode::BadAddress,
-        FaultValue::Register(address),
-        site,
-    );
-    code.bind(external);
+    fault_on_unknown_tag(code, cx, address, site);
     if access == Access::Restricted {
         code.fault(
             cx.fault_exit,
@@ -274,6 +260,84 @@ pub fn read_string(
     site: FaultSite,
 ) {
     let read = code.label();
+    emit_string_span(code, cx, address, access, site, read);
+    code.load_constant(Reg::R2, bound as u64);
+    code.mov(Reg::R3, address);
+    code.bind(read);
+    // Clamp the span to the bounds, then allow for the NUL. The run-time bound comes
+    // first and the constant last: verifiers before Linux 6.8 or so learn nothing from
+    // comparing two registers, so only a final comparison with a constant bounds the
+    // size they check.
+    if let Some(slot) = runtime_bound {
+        let within = code.label();
+        code.emit(Insn::ldx_mem(MemSize::DW, Reg::R4, Reg::FP, slot));
+        code.asm.jmp_reg_to(JmpOp::Le, Reg::R2, Reg::R4, within);
+        code.emit(Insn::mov64_reg(Reg::R2, Reg::R4));
+        code.bind(within);
+    }
+    let clamped = code.label();
+    code.asm
+        .jmp_imm_to(JmpOp::Le, Reg::R2, bound as i32, clamped);
+    code.load_constant(Reg::R2, bound as u64);
+    code.bind(clamped);
+    code.emit(Insn::add64_imm(Reg::R2, 1));
+    match destination {
+        StringDestination::State(offset) => code.state_pointer(Reg::R1, offset),
+        StringDestination::Pointer(register) => code.mov(Reg::R1, register),
+    }
+    let helper = if access == Access::User {
+        Helper::ProbeReadUserStr
+    } else {
+        Helper::ProbeReadKernelStr
+    };
+    code.call(helper);
+    code.fault_if_imm(
+        cx.fault_exit,
+        JmpOp::Slt,
+        Reg::R0,
+        1,
+        FaultCode::BadAddress,
+        FaultValue::Register(address),
+        site,
+    );
+    code.emit(Insn::add64_imm(Reg::R0, -1));
+}
+
+/// Faults when `address` carries one of the tags but lay in none of the areas tried
+/// before; other addresses fall through.
+fn fault_on_unknown_tag(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    address: Reg,
+    site: FaultSite,
+) {
+    code.emit(Insn::mov64_reg(Reg::R1, address));
+    code.emit(Insn::alu64_imm(AluOp::Rsh, Reg::R1, TAG_SHIFT as i32));
+    let external = code.label();
+    code.asm
+        .jmp_imm_to(JmpOp::Lt, Reg::R1, TAG_SCRATCH as i32, external);
+    code.asm
+        .jmp_imm_to(JmpOp::Gt, Reg::R1, TAG_CONSTANTS as i32, external);
+    code.fault(
+        cx.fault_exit,
+        FaultCode::BadAddress,
+        FaultValue::Register(address),
+        site,
+    );
+    code.bind(external);
+}
+
+/// For a string read: when `address` is tagged, r2 = the bytes its area has from it on
+/// and r3 = the real pointer, then a jump to `read` (an address past its area faults);
+/// an untagged one falls through (faulting for restricted access).
+fn emit_string_span(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    address: Reg,
+    access: Access,
+    site: FaultSite,
+    read: Label,
+) {
     let areas = if access == Access::User {
         Vec::new()
     } else {
@@ -326,20 +390,7 @@ pub fn read_string(
     }
     code.bind(next);
     if !areas.is_empty() {
-        code.emit(Insn::mov64_reg(Reg::R1, address));
-        code.emit(Insn::alu64_imm(AluOp::Rsh, Reg::R1, TAG_SHIFT as i32));
-        let external = code.label();
-        code.asm
-            .jmp_imm_to(JmpOp::Lt, Reg::R1, TAG_SCRATCH as i32, external);
-        code.asm
-            .jmp_imm_to(JmpOp::Gt, Reg::R1, TAG_CONSTANTS as i32, external);
-        code.fault(
-            cx.fault_exit,
-            FaultCode::BadAddress,
-            FaultValue::Register(address),
-            site,
-        );
-        code.bind(external);
+        fault_on_unknown_tag(code, cx, address, site);
     }
     if access == Access::Restricted {
         code.fault(
@@ -349,46 +400,6 @@ pub fn read_string(
             site,
         );
     }
-    code.load_constant(Reg::R2, bound as u64);
-    code.mov(Reg::R3, address);
-    code.bind(read);
-    // Clamp the span to the bounds, then allow for the NUL. The run-time bound comes
-    // first and the constant last: verifiers before Linux 6.8 or so learn nothing from
-    // comparing two registers, so only a final comparison with a constant bounds the
-    // size they check.
-    if let Some(slot) = runtime_bound {
-        let within = code.label();
-        code.emit(Insn::ldx_mem(MemSize::DW, Reg::R4, Reg::FP, slot));
-        code.asm.jmp_reg_to(JmpOp::Le, Reg::R2, Reg::R4, within);
-        code.emit(Insn::mov64_reg(Reg::R2, Reg::R4));
-        code.bind(within);
-    }
-    let clamped = code.label();
-    code.asm
-        .jmp_imm_to(JmpOp::Le, Reg::R2, bound as i32, clamped);
-    code.load_constant(Reg::R2, bound as u64);
-    code.bind(clamped);
-    code.emit(Insn::add64_imm(Reg::R2, 1));
-    match destination {
-        StringDestination::State(offset) => code.state_pointer(Reg::R1, offset),
-        StringDestination::Pointer(register) => code.mov(Reg::R1, register),
-    }
-    let helper = if access == Access::User {
-        Helper::ProbeReadUserStr
-    } else {
-        Helper::ProbeReadKernelStr
-    };
-    code.call(helper);
-    code.fault_if_imm(
-        cx.fault_exit,
-        JmpOp::Slt,
-        Reg::R0,
-        1,
-        FaultCode::BadAddress,
-        FaultValue::Register(address),
-        site,
-    );
-    code.emit(Insn::add64_imm(Reg::R0, -1));
 }
 
 /// Allocates `size` zeroed bytes of scratch, 8-byte aligned; the size is a constant or

@@ -17,7 +17,7 @@ use super::memory::{allocate_scratch, scratch_address};
 use super::registers::{SAVED_1, SPILL_0, SPILL_1, SPILL_2, STATE};
 use super::strings::{string_buffer, string_into_buffer};
 use super::translation_context::StatementContext;
-use crate::ebpf::{AluOp, Helper, Insn, JmpOp, MemSize, Reg};
+use crate::ebpf::{AluOp, Helper, Insn, JmpOp, Label, MemSize, Reg};
 use crate::map_layout::ProgramLayout;
 
 /// Bytes of string buffer 0 `lltostr` builds its text in, backwards from this offset.
@@ -91,11 +91,7 @@ pub fn work_area_text_to_scratch(
 
 /// Emits `for (r1 = 0; r1 < limit; r1++) { r3 = &work area[r1]; body }`, where the
 /// body may jump to the returned `exit` label to stop early.
-pub fn byte_loop(
-    code: &mut ProgramCode,
-    limit: u32,
-    body: impl FnOnce(&mut ProgramCode, crate::ebpf::Label),
-) {
+pub fn byte_loop(code: &mut ProgramCode, limit: u32, body: impl FnOnce(&mut ProgramCode, Label)) {
     let top = code.label();
     let exit = code.label();
     code.emit(Insn::mov64_imm(Reg::R1, 0));
@@ -116,13 +112,7 @@ pub fn byte_loop(
 /// the fall-through first and keeps the target for later, follows the rest of the
 /// program after an early exit before the next iteration instead of keeping one
 /// pending exit per iteration (it refuses programs with more than 8192 pending).
-pub fn exit_if_imm(
-    code: &mut ProgramCode,
-    op: JmpOp,
-    register: Reg,
-    imm: i32,
-    exit: crate::ebpf::Label,
-) {
+pub fn exit_if_imm(code: &mut ProgramCode, op: JmpOp, register: Reg, imm: i32, exit: Label) {
     let stay = code.label();
     code.asm.jmp_imm_to(invert(op), register, imm, stay);
     code.asm.ja_to(exit);
@@ -479,19 +469,40 @@ pub fn path_component(
     work_area_to_scratch_string(code, cx, SPILL_1, SPILL_0, site);
 }
 
+/// The work-area words of `strtoll()`'s parse.
+#[derive(Debug, Clone, Copy)]
+struct IntegerParseWords {
+    /// The byte being looked at in string buffer 0.
+    position: u32,
+    /// The magnitude parsed so far.
+    value: u32,
+    base: u32,
+    /// Whether a `-` came first.
+    negative: u32,
+    /// The string's length.
+    length: u32,
+}
+
 /// `strtoll(s [, base])` with `s` in r9 and the base in `SPILL_2`: r0 = the value,
 /// parsed as the interpreter's `strtoll` does (blanks, a sign, `0x` in base 16, then
 /// digits; overflow wraps). Bases outside 2..=36 fault with `illegal operation`.
 pub fn string_to_integer(code: &mut ProgramCode, cx: &StatementContext<'_>, site: FaultSite) {
     let strsize = cx.layout().options.strsize;
     let buffer = string_buffer(cx.layout(), 0);
-    let (position, value, base, negative, length) = (
-        temporary_word(cx.layout(), 0),
-        temporary_word(cx.layout(), 1),
-        temporary_word(cx.layout(), 2),
-        temporary_word(cx.layout(), 3),
-        temporary_word(cx.layout(), 4),
-    );
+    let words = IntegerParseWords {
+        position: temporary_word(cx.layout(), 0),
+        value: temporary_word(cx.layout(), 1),
+        base: temporary_word(cx.layout(), 2),
+        negative: temporary_word(cx.layout(), 3),
+        length: temporary_word(cx.layout(), 4),
+    };
+    let IntegerParseWords {
+        position,
+        value,
+        base,
+        negative,
+        length,
+    } = words;
     code.emit(Insn::ldx_mem(MemSize::DW, Reg::R2, Reg::FP, SPILL_2));
     for (op, limit) in [(JmpOp::Lt, 2), (JmpOp::Gt, 36)] {
         code.fault_if_imm(
@@ -512,7 +523,7 @@ pub fn string_to_integer(code: &mut ProgramCode, cx: &StatementContext<'_>, site
         code.store_state_imm(word, 0);
     }
     // r5 = the byte at the position plus `ahead` (the buffer is zero after the NUL).
-    let byte_at = |code: &mut ProgramCode, ahead: i32, exit: crate::ebpf::Label| {
+    let byte_at = |code: &mut ProgramCode, ahead: i32, exit: Label| {
         code.load_state(Reg::R5, position);
         code.alu_imm(AluOp::Add, Reg::R5, ahead);
         exit_if_imm(code, JmpOp::Ge, Reg::R5, strsize as i32, exit);
@@ -570,7 +581,31 @@ pub fn string_to_integer(code: &mut ProgramCode, cx: &StatementContext<'_>, site
     code.alu_imm(AluOp::Add, Reg::R4, 2);
     code.store_state(position, Reg::R4);
     code.bind(no_prefix);
-    // Digits.
+    accumulate_digits(code, strsize, words, &byte_at);
+    let done = code.label();
+    code.load_state(Reg::R0, value);
+    code.load_state(Reg::R1, negative);
+    code.asm.jmp_imm_to(JmpOp::Eq, Reg::R1, 0, done);
+    code.emit(Insn::neg64(Reg::R0));
+    code.bind(done);
+}
+
+/// The digits from the position on, while they are digits of the base: `value` becomes
+/// `value * base + digit` for each (`byte_at` reads the byte at the position plus its
+/// second argument into r5, or exits at its third).
+fn accumulate_digits(
+    code: &mut ProgramCode,
+    strsize: u32,
+    words: IntegerParseWords,
+    byte_at: &impl Fn(&mut ProgramCode, i32, Label),
+) {
+    let IntegerParseWords {
+        position,
+        value,
+        base,
+        length,
+        ..
+    } = words;
     byte_loop(code, strsize, |code, exit| {
         code.load_state(Reg::R4, position);
         code.load_state(Reg::R5, length);
@@ -604,21 +639,10 @@ pub fn string_to_integer(code: &mut ProgramCode, cx: &StatementContext<'_>, site
         code.alu_imm(AluOp::Add, Reg::R4, 1);
         code.store_state(position, Reg::R4);
     });
-    let done = code.label();
-    code.load_state(Reg::R0, value);
-    code.load_state(Reg::R1, negative);
-    code.asm.jmp_imm_to(JmpOp::Eq, Reg::R1, 0, done);
-    code.emit(Insn::neg64(Reg::R0));
-    code.bind(done);
 }
 
 /// Leaves a loop through `exit` when `left >= right` (unsigned), exit first.
-fn exit_if_reg_unsigned_not_less(
-    code: &mut ProgramCode,
-    left: Reg,
-    right: Reg,
-    exit: crate::ebpf::Label,
-) {
+fn exit_if_reg_unsigned_not_less(code: &mut ProgramCode, left: Reg, right: Reg, exit: Label) {
     let stay = code.label();
     code.asm.jmp_reg_to(JmpOp::Lt, left, right, stay);
     code.asm.ja_to(exit);
