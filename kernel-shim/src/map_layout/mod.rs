@@ -84,7 +84,6 @@
 //! `bpf_probe_read_kernel` (or `_user`), and a failed read is an `invalid address` fault.
 
 use std::collections::BTreeMap;
-use std::fmt;
 
 use difvm::aggregation::AggregationRule;
 use difvm::difo::{DifType, VariableScope};
@@ -93,12 +92,14 @@ use difvm::object::{ActionKind, CompiledProgram, VariableStorage, RECORD_HEADER_
 use difvm::verify::VerifiedProgram;
 
 mod difos;
+mod options;
 mod task_offsets;
 mod vtimestamps;
 
 pub use difos::{
     calls_subroutine, program_difos, program_reads_vtimestamp, DifoLocation, DifoSlot,
 };
+pub use options::{LayoutError, LayoutOptions, MAX_HASH_KEY_SIZE, MAX_PER_CPU_VALUE_SIZE};
 pub use task_offsets::TaskStructOffsets;
 pub use vtimestamps::{VtimestampLayout, VTIMESTAMP_THREADS};
 
@@ -155,90 +156,9 @@ pub fn restarts_on_new_generation(rule: &AggregationRule) -> bool {
     matches!(rule, AggregationRule::Minimum | AggregationRule::Maximum)
 }
 
-/// The largest hash key the layout produces. Kernels before 5.x refused keys larger than
-/// the eBPF stack (512 bytes); current ones accept these (checked on 6.18), and keys live
-/// in the work area, whose fixed part is addressed with 16-bit offsets.
-pub const MAX_HASH_KEY_SIZE: u32 = 8 * 1024;
-/// The kernel refuses per-CPU values larger than this.
-pub const MAX_PER_CPU_VALUE_SIZE: u32 = 32 * 1024;
-
 /// Frames `stackdepth` and `ustackdepth` count at most (the kernel's default
 /// `perf_event_max_stack`).
 pub const STACK_FRAMES: u32 = 127;
-
-/// The options that shape a program's maps and code.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LayoutOptions {
-    /// `strsize`: bytes of a string, NUL included (at least 2).
-    pub strsize: u32,
-    /// `scratchsize`: scratch bytes per clause execution.
-    pub scratch_size: u32,
-    /// `aggsize`: bytes of aggregation space per CPU.
-    pub aggregation_size: u64,
-    /// `dynvarsize`: bytes of dynamic-variable space.
-    pub dynamic_variable_size: u64,
-    /// `nspec`.
-    pub speculation_count: u32,
-    /// `specsize`: bytes of each speculation buffer per CPU.
-    pub speculation_size: u32,
-    /// Possible CPUs (`sys::possible_cpu_count()`): entries of the per-CPU maps.
-    pub cpu_count: u32,
-    /// Offsets in `struct task_struct` of the running kernel, from its BTF
-    /// ([`TaskStructOffsets::from_running_kernel`]); `ppid` and `progenyof()` need them
-    /// and cannot be translated without.
-    pub task_offsets: Option<TaskStructOffsets>,
-}
-
-impl Default for LayoutOptions {
-    fn default() -> LayoutOptions {
-        LayoutOptions {
-            strsize: 256,
-            scratch_size: 64 * 1024,
-            aggregation_size: 4 << 20,
-            dynamic_variable_size: 1 << 20,
-            speculation_count: 1,
-            speculation_size: 32 * 1024,
-            cpu_count: 1,
-            task_offsets: None,
-        }
-    }
-}
-
-/// Why a program's maps cannot be laid out.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LayoutError {
-    /// An option is out of the range the kernel engine supports.
-    Option { name: &'static str, reason: String },
-    /// A key is longer than the kernel allows for hash keys.
-    KeyTooLarge { what: String, size: u32 },
-    /// An aggregation value is longer than the kernel allows for per-CPU values.
-    AggregationTooLarge { aggregation: u32, size: u32 },
-    /// An aggregation's parameters are unusable.
-    InvalidAggregation { aggregation: u32, reason: String },
-}
-
-impl fmt::Display for LayoutError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            LayoutError::Option { name, reason } => write!(f, "option {name}: {reason}"),
-            LayoutError::KeyTooLarge { what, size } => write!(
-                f,
-                "{what} key of {size} bytes exceeds the {MAX_HASH_KEY_SIZE}-byte limit"
-            ),
-            LayoutError::AggregationTooLarge { aggregation, size } => write!(
-                f,
-                "aggregation {aggregation} needs {size} bytes per CPU, more than the kernel's \
-                 {MAX_PER_CPU_VALUE_SIZE}-byte limit"
-            ),
-            LayoutError::InvalidAggregation {
-                aggregation,
-                reason,
-            } => write!(f, "aggregation {aggregation}: {reason}"),
-        }
-    }
-}
-
-impl std::error::Error for LayoutError {}
 
 /// One map the runtime must create for a program.
 #[derive(Debug, Clone, PartialEq, Eq)]
