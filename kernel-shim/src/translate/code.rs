@@ -296,7 +296,7 @@ impl ProgramCode {
     /// Calls `bpf_loop(r1, body, &work area pointer, 0)`: `body` runs r1 times unless it
     /// stops early. r1 must be the iteration count (at most 2^23; the kernel runs nothing
     /// for more). Clobbers r0–r5. Each body is emitted once per program, however often
-    /// it is used (see [`Self::next_callback`]).
+    /// it is used (see [`Self::callback`]).
     pub fn run_loop(&mut self, body: LoopBody) {
         let label = match self
             .callbacks

@@ -59,7 +59,7 @@ pub fn resolve_address(
     resolve(code, cx, address, Extent::Constant(size), dst, access, site);
 }
 
-/// [`Self::resolve_address`] for a read whose size is in the stack slot `size_slot`
+/// [`resolve_address`] for a read whose size is in the stack slot `size_slot`
 /// (`copys`, `bcopy`): a tagged address must have the whole extent in its area.
 pub fn resolve_address_extent(
     code: &mut ProgramCode,
