@@ -4,7 +4,7 @@
 //! and END fire through marker functions of this process, and records, aggregations and
 //! drop counters come back from the kernel's maps and perf rings.
 //!
-//! Buffer policies (`bufpolicy`, see `kernel_shim::runtime::BufferPolicy`): under `fill`
+//! Buffer policies (`bufpolicy`, see `difvm::engine::BufferPolicy`): under `fill`
 //! the first record a CPU's buffer refuses stops tracing as `exit()` does — the session
 //! then stops, END fires into emptied buffers and prints, and every refused record is
 //! reported as a drop. Under `fill` and `ring` the records are printed only once tracing
@@ -12,11 +12,11 @@
 
 use std::time::Duration;
 
-use difvm::interp::engine::{AggregationEntry, DropCounters, EngineOptions};
+use difvm::engine::{AggregationEntry, BufferPolicy, DropCounters, EngineOptions};
 use difvm::object::{EnabledProbe, PROBE_ID_ERROR};
 use difvm::verify::VerifiedProgram;
 use kernel_shim::runtime::{
-    AttachTarget, BufferPolicy, ClockCpus, Marker, ProbeInstrumentation, ProbePlan, RuntimeOptions,
+    AttachTarget, ClockCpus, Marker, ProbeInstrumentation, ProbePlan, RuntimeOptions,
     RuntimeSession,
 };
 use kernel_shim::sys::{check_bpf_access, online_cpus, BpfAccessError, CpuClockRate};
