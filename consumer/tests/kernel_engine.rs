@@ -15,7 +15,7 @@ use consumer::invocation::enable_statements;
 use consumer::kernel_engine::{check_tracing_privileges, KernelEngine, EXIT_NO_PRIVILEGE};
 use consumer::session::{Session, SessionSettings, TargetWatch};
 use consumer::trace_output::TraceOutputOptions;
-use difvm::interp::engine::{AggregationEntry, DropCounters, EngineOptions};
+use difvm::engine::{AggregationEntry, DropCounters, EngineOptions};
 use difvm::object::{CompiledProgram, EnabledProbe};
 use difvm::verify::{verify_program, VerifiedProgram};
 use dlang::compile::{compile, CompileOptions, ProgramSource};

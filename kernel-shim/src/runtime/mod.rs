@@ -5,7 +5,6 @@
 pub mod aggregation_snapshot;
 pub mod artificial_frames;
 pub mod attach;
-pub mod buffer_policy;
 pub mod buffer_size;
 pub mod error;
 pub mod markers;
@@ -17,13 +16,11 @@ pub mod session;
 pub mod syscall_dispatch;
 
 pub use attach::{attach, AttachTarget, Attachment, ClockCpus};
-pub use buffer_policy::BufferPolicy;
 pub use buffer_size::{ring_data_size, LoweredSize, SizeOption};
 pub use error::RuntimeError;
 pub use markers::{marker_location, session_filter_prologue, Marker, MarkerLocation};
 pub use perf_buffer::{BufferEvent, PerfBufferSet};
 pub use perf_ring::{walk_overwritten_records, walk_records, PerfRecord, RingMemory};
 pub use probe_plan::{ProbeInstrumentation, ProbePlan};
-pub use records::RecordSizes;
 pub use session::{RuntimeOptions, RuntimeSession};
 pub use syscall_dispatch::SyscallDispatch;

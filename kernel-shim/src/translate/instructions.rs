@@ -4,6 +4,7 @@
 //! variable, built-in and subroutine translations. The DIFO's result is left in r8.
 
 use difvm::difo::Difo;
+use difvm::engine::MAX_OBJECT_SIZE;
 use difvm::isa::{builtin_array, Instruction, Opcode, DIF_TYPE_STRING};
 use difvm::object::FaultCode;
 
@@ -22,9 +23,6 @@ use super::tuples::{tuple_entry, tuple_shapes, EntryKind, Shape};
 use super::variables::{access_associative, load_variable, store_variable};
 use crate::ebpf::{AluOp, Insn, JmpOp, Label, MemSize, Reg};
 use crate::map_layout::{DifoLocation, TAG_CONSTANTS, TAG_SHIFT};
-
-/// Largest by-reference tuple entry (the interpreter's `MAX_OBJECT_SIZE`).
-const MAX_OBJECT_SIZE: i32 = 1 << 16;
 
 /// What the translation of one DIFO needs beyond the statement's context.
 pub struct DifoTranslation<'d> {
@@ -567,7 +565,7 @@ fn push_tuple(
             cx.fault_exit,
             JmpOp::Gt,
             Reg::R0,
-            MAX_OBJECT_SIZE,
+            MAX_OBJECT_SIZE as i32,
             FaultCode::BadSize,
             FaultValue::Register(Reg::R0),
             site,
