@@ -21,8 +21,6 @@
 //! [`dif_listing`] gives the `-S` listing of a compiled program, and [`is_destructive`]
 //! whether it needs `-w`.
 
-mod options;
-
 use difvm::isa::{subroutine, Opcode};
 use difvm::object::{ActionKind, CompiledProgram};
 
@@ -34,7 +32,7 @@ use crate::probes::ProbeCatalog;
 use crate::report;
 use crate::sema::Analyzer;
 
-pub use options::{
+pub use crate::options::{
     CompileOptions, MacroVariables, ProbeSpecifierOption, ProgramOrigin, ProgramSource,
 };
 
