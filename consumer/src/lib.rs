@@ -12,6 +12,7 @@ pub mod probe_listing;
 pub mod record;
 pub mod session;
 pub mod session_output;
+pub mod settings;
 pub mod signals;
 pub mod symbolize;
 pub mod target_process;

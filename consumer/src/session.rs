@@ -15,70 +15,25 @@ use difvm::object::{
 };
 
 use crate::aggregation_output::{
-    AggregationDisplayOptions, AggregationLayoutOptions, AggregationPrinter,
-    AggregationSortOptions, AggregationTable, AggregationView, PerCpuValues,
+    AggregationLayoutOptions, AggregationPrinter, AggregationTable, AggregationView, PerCpuValues,
 };
 use crate::engine::TracingEngine;
 use crate::messages::{
-    describe_io_error, drop_message, library_error_message, DropKind, RuntimeFault,
+    describe_io_error, drop_message, library_error_message, DropKind, MessageSink, RuntimeFault,
+    StandardStreams,
 };
-use crate::options::{DtraceOption, OptionOrigin, OptionSet};
+use crate::options::{OptionOrigin, OptionSet};
 use crate::printf::symbols::SymbolResolver;
 use crate::printf::PrintfContext;
 use crate::record::{decode_record, EnabledProbeIndex, RecordValue};
 use crate::session_output::{OutputFile, SessionOutput};
+use crate::settings::{aggregation_interval, per_cpu_aggregations, SessionSettings};
 use crate::signals::interrupt_count;
 use crate::symbolize::{SystemSymbolOptions, SystemSymbols};
-use crate::trace_output::{RecordContext, TraceOutputOptions, TraceRenderer};
+use crate::trace_output::{RecordContext, TraceRenderer};
 
 /// One entry of an aggregation table: encoded key tuple and value words.
 type TableEntry = (Vec<u8>, Vec<i64>);
-
-/// How the session prints and paces itself (from the options in effect).
-#[derive(Debug, Clone)]
-pub struct SessionSettings {
-    pub trace: TraceOutputOptions,
-    pub sort: AggregationSortOptions,
-    /// `aggzoom`, `agghist`, `aggpack` and the `utf8` encoding.
-    pub aggregation_display: AggregationDisplayOptions,
-    /// Prefix drop messages with `[DTRACEDROP_*]`.
-    pub droptags: bool,
-    /// How long to wait between buffer reads (`switchrate`).
-    pub switch_interval: Duration,
-    /// The `-c`/`-p` process, for `%A` and user symbols.
-    pub target_pid: Option<u64>,
-}
-
-impl SessionSettings {
-    /// The settings the options in effect give, for a session whose `-c`/`-p` process
-    /// (if any) is `target_pid`.
-    pub fn from_options(options: &OptionSet, target_pid: Option<u64>) -> SessionSettings {
-        SessionSettings {
-            trace: TraceOutputOptions {
-                quiet: options.boolean(DtraceOption::Quiet),
-                flowindent: options.boolean(DtraceOption::FlowIndent),
-                stack_indent: options.integer(DtraceOption::StackIndent).unwrap_or(14) as usize,
-                raw_bytes: options.boolean(DtraceOption::RawBytes),
-            },
-            sort: AggregationSortOptions {
-                sort_by_key: options.boolean(DtraceOption::AggSortKey),
-                reverse: options.boolean(DtraceOption::AggSortRev),
-                key_position: options.integer(DtraceOption::AggSortKeyPos).unwrap_or(0) as usize,
-                aggregation_position: options.integer(DtraceOption::AggSortPos).unwrap_or(0)
-                    as usize,
-            },
-            aggregation_display: AggregationDisplayOptions::from_options(options),
-            droptags: options.boolean(DtraceOption::DropTags),
-            switch_interval: Duration::from_nanos(
-                options
-                    .rate_ns(DtraceOption::SwitchRate)
-                    .unwrap_or(1_000_000_000)
-                    .clamp(1_000_000, 1_000_000_000),
-            ),
-            target_pid,
-        }
-    }
-}
 
 /// The session's view of the `-c`/`-p` processes.
 pub trait TargetWatch {
@@ -88,6 +43,11 @@ pub trait TargetWatch {
     }
     /// True once all target processes are gone (always false with no targets).
     fn all_exited(&mut self) -> bool;
+    /// As [`TargetWatch::all_exited`], writing the notices about the processes seen to
+    /// exit (`pid N has exited`, …) to `messages`.
+    fn report_exits(&mut self, _messages: &dyn MessageSink) -> bool {
+        self.all_exited()
+    }
 }
 
 /// A session without target processes.
@@ -137,6 +97,8 @@ pub struct Session<'o> {
     reported_drops: DropCounters,
     /// Turns the records' addresses into symbols (shared with the printers).
     symbols: Rc<dyn SymbolResolver + 'o>,
+    /// Where drop reports, runtime errors and library errors go.
+    messages: Rc<dyn MessageSink + 'o>,
 }
 
 impl<'o> Session<'o> {
@@ -193,7 +155,14 @@ impl<'o> Session<'o> {
             exit_status: None,
             reported_drops: DropCounters::default(),
             symbols,
+            messages: Rc::new(StandardStreams),
         }
+    }
+
+    /// Reports drops, runtime errors, library errors and target exits to `messages`
+    /// (standard error by default).
+    pub fn set_message_sink(&mut self, messages: Rc<dyn MessageSink + 'o>) {
+        self.messages = messages;
     }
 
     /// How often aggregations are snapshotted from the engine while tracing (`aggrate`,
@@ -208,7 +177,7 @@ impl<'o> Session<'o> {
     /// call the session runs with the settings it was made with, and a `setopt()`
     /// starts from the default options.
     pub fn set_options(&mut self, options: OptionSet) {
-        self.per_cpu_requested = options.boolean(DtraceOption::AggPerCpu);
+        self.per_cpu_requested = per_cpu_aggregations(&options);
         self.follow_options(options);
     }
 
@@ -218,11 +187,7 @@ impl<'o> Session<'o> {
     fn follow_options(&mut self, options: OptionSet) {
         self.settings = SessionSettings::from_options(&options, self.settings.target_pid);
         self.renderer.options = self.settings.trace;
-        self.aggregation_interval = Duration::from_nanos(
-            options
-                .rate_ns(DtraceOption::AggRate)
-                .unwrap_or(1_000_000_000),
-        );
+        self.aggregation_interval = aggregation_interval(&options);
         self.options = options;
     }
 
@@ -238,18 +203,12 @@ impl<'o> Session<'o> {
         let mut options = self.options.clone();
         match options.set(name, value, OptionOrigin::Setopt) {
             Ok(()) => self.follow_options(options),
-            Err(failure) => {
-                let _ = self.current_output().flush();
-                eprintln!(
-                    "dtrace: {}",
-                    library_error_message(
-                        record.epid,
-                        record.probe_id,
-                        record.probe,
-                        &failure.message()
-                    )
-                );
-            }
+            Err(failure) => self.report(&library_error_message(
+                record.epid,
+                record.probe_id,
+                record.probe,
+                &failure.message(),
+            )),
         }
     }
 
@@ -297,7 +256,7 @@ impl<'o> Session<'o> {
                 self.write("\n")?;
                 break;
             }
-            if engine.exit_requested() || targets.all_exited() {
+            if engine.exit_requested() || targets.report_exits(&*self.messages) {
                 break;
             }
         }
@@ -320,6 +279,12 @@ impl<'o> Session<'o> {
         Ok(SessionOutcome {
             exit_status: self.exit_status.unwrap_or(0) as i32,
         })
+    }
+
+    /// Writes `dtrace: MESSAGE` to the message sink, after what the session has printed.
+    fn report(&mut self, message: &str) {
+        let _ = self.current_output().flush();
+        self.messages.message(message);
     }
 
     fn write(&mut self, text: &str) -> Result<(), String> {
@@ -357,15 +322,16 @@ impl<'o> Session<'o> {
             match OutputFile::open_for_appending(path) {
                 Ok(file) => Some(file),
                 Err(error) => {
-                    let _ = self.current_output().flush();
                     let message = format!(
                         "couldn't freopen() \"{path}\": {}",
                         describe_io_error(&error)
                     );
-                    eprintln!(
-                        "dtrace: {}",
-                        library_error_message(record.epid, record.probe_id, record.probe, &message)
-                    );
+                    self.report(&library_error_message(
+                        record.epid,
+                        record.probe_id,
+                        record.probe,
+                        &message,
+                    ));
                     return Ok(());
                 }
             }
@@ -559,8 +525,7 @@ impl<'o> Session<'o> {
                 .map(|(enabled, _)| (enabled.probe_id, enabled.probe.clone()))
         });
         if let Some(fault) = fault {
-            let _ = self.current_output().flush();
-            eprintln!("dtrace: {}", fault.message());
+            self.report(&fault.message());
         }
     }
 
@@ -802,11 +767,8 @@ impl<'o> Session<'o> {
                 messages.push(drop_message(kind, now - before, 0, droptags));
             }
         }
-        if !messages.is_empty() {
-            let _ = self.current_output().flush();
-            for message in messages {
-                eprintln!("dtrace: {message}");
-            }
+        for message in messages {
+            self.report(&message);
         }
         self.reported_drops = current;
     }

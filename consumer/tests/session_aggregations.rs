@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use consumer::aggregation_output::{AggregationDisplayOptions, AggregationSortOptions};
 use consumer::engine::{TracingEngine, VirtualMachineEngine};
-use consumer::session::{Session, SessionSettings, TargetWatch};
+use consumer::session::{Session, TargetWatch};
+use consumer::settings::SessionSettings;
 use consumer::trace_output::TraceOutputOptions;
 use difvm::interp::engine::{AggregationEntry, DropCounters, EngineOptions};
 use difvm::object::{CompiledProgram, EnabledProbe};

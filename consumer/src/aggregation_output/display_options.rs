@@ -1,10 +1,8 @@
 //! The options that change how aggregations are displayed beyond sorting and key
-//! layout: `aggzoom`, `agghist`, `aggpack` and the `utf8` encoding, read from the
-//! option set the way DTrace's consumer reads `DTRACEOPT_AGGZOOM`, `DTRACEOPT_AGGHIST`,
-//! `DTRACEOPT_AGGPACK` and `dt_encoding`.
+//! layout: `aggzoom`, `agghist`, `aggpack` and the `utf8` encoding (`crate::settings`
+//! derives them from the option set).
 
 use super::histogram::HistogramStyle;
-use crate::options::{DtraceOption, OptionSet};
 
 /// How aggregation values are displayed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -18,18 +16,4 @@ pub struct AggregationDisplayOptions {
     /// `aggpack`: `quantize()` and `lquantize()` aggregations print each entry's
     /// distribution packed on one line.
     pub packed_histograms: bool,
-}
-
-impl AggregationDisplayOptions {
-    /// The display options an option set selects.
-    pub fn from_options(options: &OptionSet) -> AggregationDisplayOptions {
-        AggregationDisplayOptions {
-            histogram_style: HistogramStyle {
-                zoom: options.boolean(DtraceOption::AggZoom),
-                utf8: options.word(DtraceOption::Encoding) == Some("utf8"),
-            },
-            value_histograms: options.boolean(DtraceOption::AggHist),
-            packed_histograms: options.boolean(DtraceOption::AggPack),
-        }
-    }
 }
