@@ -9,7 +9,7 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use difvm::aggregation::AggregationRule;
-use difvm::interp::engine::{AggregationEntry, DropCounters};
+use difvm::engine::{AggregationEntry, DropCounters};
 use difvm::object::{
     ActionKind, CompiledProgram, EnabledProbe, StatementRole, FREOPEN_RESTORE_TOKEN,
 };

@@ -12,9 +12,9 @@
 
 use std::time::Duration;
 
-use difvm::interp::engine::EngineOptions;
+use difvm::engine::{BufferPolicy, EngineOptions};
 use dlang::compile::{CompileOptions, MacroVariables};
-use kernel_shim::runtime::{BufferPolicy, RuntimeOptions};
+use kernel_shim::runtime::RuntimeOptions;
 use kernel_shim::translate::{LayoutOptions, TaskStructOffsets};
 
 use crate::aggregation_output::histogram::HistogramStyle;

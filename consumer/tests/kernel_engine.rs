@@ -16,7 +16,7 @@ use consumer::kernel_engine::{check_tracing_privileges, KernelEngine, EXIT_NO_PR
 use consumer::session::{Session, TargetWatch};
 use consumer::settings::SessionSettings;
 use consumer::trace_output::TraceOutputOptions;
-use difvm::interp::engine::{AggregationEntry, DropCounters, EngineOptions};
+use difvm::engine::{AggregationEntry, DropCounters, EngineOptions};
 use difvm::object::{CompiledProgram, EnabledProbe};
 use difvm::verify::{verify_program, VerifiedProgram};
 use dlang::compile::{compile, CompileOptions, ProgramSource};

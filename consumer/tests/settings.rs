@@ -3,7 +3,7 @@
 
 use consumer::options::{OptionOrigin, OptionSet};
 use consumer::settings::{CompileSettings, EngineChoice, TracingSettings};
-use kernel_shim::runtime::BufferPolicy;
+use difvm::engine::BufferPolicy;
 
 fn options(settings: &[(&str, Option<&str>)]) -> OptionSet {
     let mut options = OptionSet::new();

@@ -3,6 +3,7 @@
 
 pub mod aggregation;
 pub mod difo;
+pub mod engine;
 pub mod glob;
 pub mod interp;
 pub mod isa;
