@@ -3,8 +3,8 @@
 //! option set the way DTrace's consumer reads `DTRACEOPT_AGGZOOM`, `DTRACEOPT_AGGHIST`,
 //! `DTRACEOPT_AGGPACK` and `dt_encoding`.
 
-use super::histogram::HistogramStyle;
 use crate::options::{DtraceOption, OptionSet};
+use crate::render::histogram::HistogramStyle;
 
 /// How aggregation values are displayed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
