@@ -1,17 +1,13 @@
 //! The engine interface the session drives, and the user-space engine that runs the
 //! dtrace provider's probes on the reference interpreter (`-x engine=vm`).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::time::Duration;
 
-use difvm::interp::engine::{
-    AggregationEntry, DropCounters, Engine, EngineError, EngineOptions, SignalRequest,
-};
-use difvm::object::{
-    CompiledProgram, EnabledProbe, PROBE_ID_BEGIN, PROBE_ID_END, RECORD_HEADER_SIZE,
-};
+use difvm::engine::{AggregationEntry, BufferPolicy, DropCounters, EngineOptions, RecordSizes};
+use difvm::interp::engine::{Engine, EngineError, SignalRequest};
+use difvm::object::{CompiledProgram, EnabledProbe, PROBE_ID_BEGIN, PROBE_ID_END};
 use difvm::verify::VerifiedProgram;
-use kernel_shim::runtime::BufferPolicy;
 use kernel_shim::sys::online_cpus;
 
 use crate::vm_context::dtrace_process_context;
@@ -77,7 +73,7 @@ pub struct VirtualMachineEngine {
     /// `bufsize`, which bounds the ring kept under the `ring` policy.
     buffer_size: u64,
     /// The record length (header included) of every EPID, to find record boundaries.
-    record_lengths: HashMap<u32, usize>,
+    record_sizes: RecordSizes,
     /// Under `ring`, the records kept so far per CPU.
     ring: BTreeMap<u32, Vec<u8>>,
     stopped: bool,
@@ -109,14 +105,7 @@ impl VirtualMachineEngine {
         policy: BufferPolicy,
     ) -> Result<VirtualMachineEngine, EngineError> {
         let program: CompiledProgram = program.into_program();
-        let record_lengths = enabled_probes
-            .iter()
-            .filter_map(|enabled| {
-                let statement = program.statements.get(enabled.statement)?;
-                let length = RECORD_HEADER_SIZE as usize + statement.record_size as usize;
-                Some((enabled.epid, length))
-            })
-            .collect();
+        let record_sizes = RecordSizes::new(&program, &enabled_probes);
         let buffer_size = options.buffer_size;
         let mut interpreter_options = options;
         if policy == BufferPolicy::Ring {
@@ -128,7 +117,7 @@ impl VirtualMachineEngine {
             engine: Engine::new(program, enabled_probes, interpreter_options)?,
             policy,
             buffer_size,
-            record_lengths,
+            record_sizes,
             ring: BTreeMap::new(),
             stopped: false,
             begin_cpu: None,
@@ -164,7 +153,8 @@ impl VirtualMachineEngine {
             let ring = self.ring.entry(cpu).or_default();
             ring.extend_from_slice(&records);
             let excess = ring.len() as u64 - self.buffer_size.min(ring.len() as u64);
-            let cut = oldest_records_length(ring, excess, &self.record_lengths);
+            let sizes = &self.record_sizes;
+            let cut = oldest_records_length(ring, excess, |epid| sizes.record_length(epid));
             ring.drain(..cut);
         }
     }
@@ -194,7 +184,7 @@ fn send_signal(request: SignalRequest) {
 fn oldest_records_length(
     records: &[u8],
     at_least: u64,
-    record_lengths: &HashMap<u32, usize>,
+    record_length: impl Fn(u32) -> Option<usize>,
 ) -> usize {
     let mut length = 0usize;
     while (length as u64) < at_least {
@@ -202,7 +192,7 @@ fn oldest_records_length(
             .get(length..length + 4)
             .and_then(|bytes| bytes.try_into().ok())
             .map(u32::from_le_bytes);
-        match epid.and_then(|epid| record_lengths.get(&epid)) {
+        match epid.and_then(&record_length) {
             Some(record_length) if length + record_length <= records.len() => {
                 length += record_length;
             }
@@ -287,7 +277,9 @@ mod tests {
     #[test]
     fn oldest_whole_records_are_cut_first() {
         // EPID 1 records are 16 bytes long, EPID 2 records 8; EPID 3 is unknown.
-        let lengths: HashMap<u32, usize> = [(1, 16), (2, 8)].into_iter().collect();
+        let lengths: std::collections::HashMap<u32, usize> =
+            [(1, 16), (2, 8)].into_iter().collect();
+        let lengths = |epid: u32| lengths.get(&epid).copied();
         let record = |epid: u32, length: usize| {
             let mut bytes = epid.to_le_bytes().to_vec();
             bytes.resize(length, 0);
@@ -306,12 +298,12 @@ mod tests {
         ];
         for (at_least, expected) in cases {
             assert_eq!(
-                oldest_records_length(&records, at_least, &lengths),
+                oldest_records_length(&records, at_least, lengths),
                 expected,
                 "{at_least}"
             );
         }
         let unknown = [record(3, 8), record(1, 16)].concat();
-        assert_eq!(oldest_records_length(&unknown, 1, &lengths), unknown.len());
+        assert_eq!(oldest_records_length(&unknown, 1, lengths), unknown.len());
     }
 }

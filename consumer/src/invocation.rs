@@ -6,14 +6,11 @@ use std::io::Write;
 use std::path::Path;
 use std::rc::Rc;
 
-use difvm::interp::engine::EngineOptions;
+use difvm::engine::{is_destructive, BufferPolicy, EngineOptions};
 use difvm::object::{CompiledProgram, EnabledProbe};
 use difvm::verify::verify_program;
-use dlang::compile::{
-    compile, dif_listing, is_destructive, CompileOptions, ProbeSpecifierOption, ProgramSource,
-};
+use dlang::compile::{compile, dif_listing, CompileOptions, ProbeSpecifierOption, ProgramSource};
 use dlang::probes::ProbeCatalog;
-use kernel_shim::runtime::BufferPolicy;
 
 use crate::catalog::RegistryCatalog;
 use crate::engine::{TracingEngine, VirtualMachineEngine};
@@ -337,20 +334,13 @@ pub fn enable_statements(
     program: &CompiledProgram,
     catalog: &dyn ProbeCatalog,
 ) -> Vec<EnabledProbe> {
-    let mut enabled = Vec::new();
-    for (statement_index, statement) in program.statements.iter().enumerate() {
-        let mut probes = catalog.matching(&statement.probe);
-        probes.sort_by_key(|probe| probe.id);
-        for probe in probes {
-            enabled.push(EnabledProbe {
-                epid: enabled.len() as u32 + 1,
-                probe_id: probe.id,
-                probe: probe.description,
-                statement: statement_index,
-            });
-        }
-    }
-    enabled
+    difvm::engine::enable_statements(program, |description| {
+        catalog
+            .matching(description)
+            .into_iter()
+            .map(|probe| (probe.id, probe.description))
+            .collect()
+    })
 }
 
 /// The `-v` report for one program: the minimum stability of the probe descriptions

@@ -1,10 +1,10 @@
 //! The kernel engine (`-x engine=kernel`): the session's `TracingEngine` on top of
 //! `kernel_shim::runtime`. Every enabled probe's clauses are translated to one eBPF
-//! program attached where the probe lives (the providers' `ProbeKind` says where), BEGIN
+//! program attached where the probe lives (the providers' attachment plan says where), BEGIN
 //! and END fire through marker functions of this process, and records, aggregations and
 //! drop counters come back from the kernel's maps and perf rings.
 //!
-//! Buffer policies (`bufpolicy`, see `kernel_shim::runtime::BufferPolicy`): under `fill`
+//! Buffer policies (`bufpolicy`, see `difvm::engine::BufferPolicy`): under `fill`
 //! the first record a CPU's buffer refuses stops tracing as `exit()` does — the session
 //! then stops, END fires into emptied buffers and prints, and every refused record is
 //! reported as a drop. Under `fill` and `ring` the records are printed only once tracing
@@ -12,17 +12,14 @@
 
 use std::time::Duration;
 
-use difvm::interp::engine::{AggregationEntry, DropCounters, EngineOptions};
-use difvm::object::{EnabledProbe, PROBE_ID_ERROR};
+use difvm::engine::{AggregationEntry, BufferPolicy, DropCounters, EngineOptions};
+use difvm::object::EnabledProbe;
 use difvm::verify::VerifiedProgram;
-use kernel_shim::runtime::{
-    AttachTarget, BufferPolicy, ClockCpus, Marker, ProbeInstrumentation, ProbePlan, RuntimeOptions,
-    RuntimeSession,
-};
-use kernel_shim::sys::{check_bpf_access, online_cpus, BpfAccessError, CpuClockRate};
-use kernel_shim::translate::{ContextKind, LayoutOptions, TaskStructOffsets, TracepointField};
-use providers::provider::{DtraceProbe, ProbeEntry, ProbeKind};
-use providers::tracefs::{mount_tracefs_if_missing, EventFormat};
+use kernel_shim::runtime::{RuntimeOptions, RuntimeSession};
+use kernel_shim::sys::{check_bpf_access, online_cpus, BpfAccessError};
+use kernel_shim::translate::{LayoutOptions, TaskStructOffsets};
+use providers::attachment::plan_enabled_probes;
+use providers::provider::ProbeEntry;
 
 use crate::engine::TracingEngine;
 
@@ -52,118 +49,6 @@ pub fn check_tracing_privileges() -> Result<(), PrivilegeFailure> {
         },
         exit_status: EXIT_NO_PRIVILEGE,
     })
-}
-
-/// The arguments of a tracepoint program: the event's own fields, in order, up to the
-/// first one that is not a 1-, 2-, 4- or 8-byte scalar (later arguments read as 0).
-pub fn tracepoint_fields(format: &EventFormat) -> Vec<TracepointField> {
-    format
-        .argument_fields()
-        .map_while(|field| {
-            let scalar = matches!(field.size, 1 | 2 | 4 | 8) && !field.c_type.contains('[');
-            let offset = u16::try_from(field.offset).ok()?;
-            scalar.then_some(TracepointField {
-                offset,
-                size: field.size as u8,
-                signed: field.signed,
-            })
-        })
-        .take(10)
-        .collect()
-}
-
-/// How the kernel engine instruments `probe`; None for ERROR, whose clauses run inside
-/// every other probe's program.
-pub fn probe_plan(probe: &ProbeEntry) -> Result<Option<ProbePlan>, String> {
-    let name = probe.description.to_string();
-    let targets = |context: ContextKind, targets: Vec<AttachTarget>| {
-        ProbeInstrumentation::Targets { context, targets }
-    };
-    let instrumentation = match &probe.kind {
-        ProbeKind::Dtrace(DtraceProbe::Begin) => ProbeInstrumentation::Marker(Marker::Begin),
-        ProbeKind::Dtrace(DtraceProbe::End) => ProbeInstrumentation::Marker(Marker::End),
-        ProbeKind::Dtrace(DtraceProbe::Error) => return Ok(None),
-        ProbeKind::Syscall {
-            number: Some(number),
-            is_return,
-            ..
-        } => ProbeInstrumentation::Syscall {
-            number: *number,
-            is_return: *is_return,
-        },
-        ProbeKind::Syscall { number: None, .. } => {
-            return Err(format!(
-                "{name}: the kernel engine does not know this system call's number"
-            ))
-        }
-        ProbeKind::Profile {
-            period_ns,
-            every_cpu,
-            ..
-        } => targets(
-            ContextKind::PerfEvent,
-            vec![AttachTarget::CpuClock {
-                rate: CpuClockRate::PeriodNs(*period_ns),
-                cpus: if *every_cpu {
-                    ClockCpus::Every
-                } else {
-                    ClockCpus::One
-                },
-            }],
-        ),
-        ProbeKind::Tracepoint { group, event } => {
-            let tracefs = mount_tracefs_if_missing().map_err(|error| format!("{name}: {error}"))?;
-            let format = tracefs
-                .event_format(group, event)
-                .map_err(|error| format!("{name}: {error}"))?;
-            targets(
-                ContextKind::Tracepoint {
-                    fields: tracepoint_fields(&format),
-                },
-                vec![AttachTarget::Tracepoint {
-                    group: group.clone(),
-                    event: event.clone(),
-                }],
-            )
-        }
-        ProbeKind::Uprobe {
-            pid,
-            is_return,
-            sites,
-        } => targets(
-            ContextKind::Uprobe {
-                return_probe: *is_return,
-            },
-            sites
-                .iter()
-                .map(|site| AttachTarget::Uprobe {
-                    path: site.path.clone(),
-                    file_offset: site.file_offset,
-                    return_probe: *is_return,
-                    semaphore_offset: site.semaphore_file_offset,
-                    pid: pid.map(|pid| pid as i32),
-                })
-                .collect(),
-        ),
-        ProbeKind::KernelFunction {
-            function,
-            is_return,
-            ..
-        } => targets(
-            ContextKind::Kprobe {
-                return_probe: *is_return,
-            },
-            vec![AttachTarget::Kprobe {
-                function: function.clone(),
-                return_probe: *is_return,
-            }],
-        ),
-    };
-    Ok(Some(ProbePlan {
-        probe_id: probe.id,
-        name,
-        instrumentation,
-    }))
 }
 
 /// The kernel engine's sizes from the interpreter's options (the same D options), with
@@ -240,25 +125,7 @@ impl KernelEngine {
         debug: bool,
         buffer_policy: BufferPolicy,
     ) -> Result<KernelEngine, String> {
-        let mut plans = Vec::new();
-        for enabled in enabled_probes {
-            if enabled.probe_id == PROBE_ID_ERROR
-                || plans
-                    .iter()
-                    .any(|plan: &ProbePlan| plan.probe_id == enabled.probe_id)
-            {
-                continue;
-            }
-            let entry = probes
-                .iter()
-                .find(|entry| entry.id == enabled.probe_id)
-                .ok_or_else(|| {
-                    format!("probe {} ({}) is unknown", enabled.probe_id, enabled.probe)
-                })?;
-            if let Some(plan) = probe_plan(entry)? {
-                plans.push(plan);
-            }
-        }
+        let plans = plan_enabled_probes(enabled_probes, probes)?;
         let runtime = RuntimeOptions {
             buffer_policy,
             ..runtime_options(options, debug)

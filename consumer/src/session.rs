@@ -8,8 +8,8 @@ use std::collections::BTreeSet;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
+use difvm::engine::DropCounters;
 use difvm::format::PrintfFormat;
-use difvm::interp::engine::DropCounters;
 use difvm::object::{
     ActionKind, CompiledProgram, EnabledProbe, StatementRole, FREOPEN_RESTORE_TOKEN,
 };

@@ -16,7 +16,7 @@ use consumer::render::aggregation_sorting::AggregationSortOptions;
 use consumer::render::display_options::AggregationDisplayOptions;
 use consumer::render::trace::TraceOutputOptions;
 use consumer::session::{Session, SessionSettings, TargetWatch};
-use difvm::interp::engine::{AggregationEntry, DropCounters, EngineOptions};
+use difvm::engine::{AggregationEntry, DropCounters, EngineOptions};
 use difvm::object::{CompiledProgram, EnabledProbe};
 use difvm::verify::{verify_program, VerifiedProgram};
 use dlang::compile::{compile, CompileOptions, ProgramSource};

@@ -10,11 +10,11 @@ use consumer::render::aggregation_sorting::AggregationSortOptions;
 use consumer::render::display_options::AggregationDisplayOptions;
 use consumer::render::trace::TraceOutputOptions;
 use consumer::session::{Session, SessionSettings, TargetWatch};
-use difvm::interp::engine::{AggregationEntry, DropCounters, EngineOptions};
+use difvm::engine::{AggregationEntry, DropCounters, EngineOptions};
 use difvm::object::{CompiledProgram, EnabledProbe};
 use difvm::verify::verify_program;
 use dlang::compile::{compile, CompileOptions, ProgramSource};
-use dlang::probes::{ListCatalog, ProbeCatalog};
+use dlang::probes::ListCatalog;
 
 fn settings() -> SessionSettings {
     SessionSettings {
@@ -93,17 +93,7 @@ fn compiled(text: &str) -> (CompiledProgram, Vec<EnabledProbe>, Recording) {
     )
     .unwrap_or_else(|error| panic!("{:?}\n{text}", error.diagnostic))
     .program;
-    let mut enabled = Vec::new();
-    for (index, statement) in program.statements.iter().enumerate() {
-        for probe in catalog.matching(&statement.probe) {
-            enabled.push(EnabledProbe {
-                epid: enabled.len() as u32 + 1,
-                probe_id: probe.id,
-                probe: probe.description,
-                statement: index,
-            });
-        }
-    }
+    let enabled = consumer::invocation::enable_statements(&program, &catalog);
     let verified = verify_program(&program).expect("verifies");
     let engine = VirtualMachineEngine::new(verified, enabled.clone(), EngineOptions::default())
         .expect("vm engine");

@@ -21,6 +21,7 @@ use crate::difo::{
     DifVariable, Difo, VariableKind, VariableScope, DIF_TYPE_FLAG_BY_REFERENCE,
     DIF_TYPE_FLAG_BY_USER_REFERENCE,
 };
+use crate::engine::difo_is_destructive;
 use crate::isa::{
     builtin_variable, subroutine, Instruction, Opcode, DIF_REGISTER_COUNT, DIF_TYPE_CTF,
     DIF_TYPE_STRING,
@@ -89,7 +90,6 @@ impl VerifyError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VerifiedDifo {
     difo: Difo,
-    destructive: bool,
 }
 
 impl VerifiedDifo {
@@ -104,7 +104,7 @@ impl VerifiedDifo {
     /// True when the DIFO calls `copyout` or `copyoutstr`, which classic DTrace only
     /// allows with destructive actions enabled.
     pub fn is_destructive(&self) -> bool {
-        self.destructive
+        difo_is_destructive(&self.difo)
     }
 }
 
@@ -127,21 +127,17 @@ impl VerifiedProgram {
 
 /// Verifies one DIFO; on failure returns every error found.
 pub fn verify(difo: &Difo) -> Result<VerifiedDifo, Vec<VerifyError>> {
-    let (errors, destructive) = check_difo(difo);
+    let errors = check_difo(difo);
     if errors.is_empty() {
-        Ok(VerifiedDifo {
-            difo: difo.clone(),
-            destructive,
-        })
+        Ok(VerifiedDifo { difo: difo.clone() })
     } else {
         Err(errors)
     }
 }
 
-/// Runs every DIFO check; returns the errors and whether the DIFO is destructive.
-fn check_difo(difo: &Difo) -> (Vec<VerifyError>, bool) {
+/// Runs every DIFO check; returns the errors.
+fn check_difo(difo: &Difo) -> Vec<VerifyError> {
     let mut errors = Vec::new();
-    let mut destructive = false;
     if difo.code.is_empty() {
         errors.push(VerifyError::about_difo(
             "DIFO has no instructions".to_string(),
@@ -150,7 +146,7 @@ fn check_difo(difo: &Difo) -> (Vec<VerifyError>, bool) {
     for (offset, instruction) in difo.code.iter().enumerate() {
         let offset = offset as u32;
         let mut messages = Vec::new();
-        check_instruction(difo, offset, *instruction, &mut messages, &mut destructive);
+        check_instruction(difo, offset, *instruction, &mut messages);
         if !messages.is_empty() {
             let text = instruction_text(difo, *instruction);
             errors.extend(messages.into_iter().map(|message| VerifyError {
@@ -183,7 +179,7 @@ fn check_difo(difo: &Difo) -> (Vec<VerifyError>, bool) {
         ));
     }
     check_variable_table(difo, &mut errors);
-    (errors, destructive)
+    errors
 }
 
 /// Checks one instruction, appending one message per problem.
@@ -192,7 +188,6 @@ fn check_instruction(
     offset: u32,
     instruction: Instruction,
     messages: &mut Vec<String>,
-    destructive: &mut bool,
 ) {
     let Some(opcode) = instruction.opcode() else {
         messages.push(format!("invalid opcode {}", instruction.opcode_byte()));
@@ -289,9 +284,6 @@ fn check_instruction(
             }
             registers(&[rd], messages);
             writes(messages);
-            if index == subroutine::COPYOUT || index == subroutine::COPYOUTSTR {
-                *destructive = true;
-            }
         }
         OperandFormat::PushTupleReference => {
             if r1 != DIF_TYPE_CTF && r1 != DIF_TYPE_STRING {
@@ -549,7 +541,7 @@ fn check_program_difo(
     variables: &mut ProgramVariables,
     errors: &mut Vec<VerifyError>,
 ) {
-    let (difo_errors, _) = check_difo(difo);
+    let difo_errors = check_difo(difo);
     errors.extend(difo_errors.into_iter().map(|mut error| {
         error.location = Some(location.to_string());
         error

@@ -8,9 +8,9 @@ use difvm::difo::{
     CtfKind, DifType, DifTypeKind, DifVariable, Difo, VariableKind, VariableScope,
     DIF_TYPE_FLAG_BY_REFERENCE, DIF_TYPE_FLAG_BY_USER_REFERENCE,
 };
+use difvm::engine::EngineOptions;
 use difvm::interp::{
-    execute_difo, Engine, EngineOptions, MachineOptions, MachineState, ProbeIdentity,
-    SimpleFiringContext,
+    execute_difo, Engine, MachineOptions, MachineState, ProbeIdentity, SimpleFiringContext,
 };
 use difvm::isa::{
     builtin_variable, subroutine, Instruction, Opcode, DIF_TYPE_CTF, DIF_TYPE_STRING,

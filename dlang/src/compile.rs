@@ -18,13 +18,11 @@
 //! map, so the CLI can print `failed to compile script X: …` or `invalid probe
 //! specifier Y: …` ([`CompileError::message`]).
 //!
-//! [`dif_listing`] gives the `-S` listing of a compiled program, and [`is_destructive`]
-//! whether it needs `-w`.
+//! [`dif_listing`] gives the `-S` listing of a compiled program.
 
 mod options;
 
-use difvm::isa::{subroutine, Opcode};
-use difvm::object::{ActionKind, CompiledProgram};
+use difvm::object::CompiledProgram;
 
 use crate::cg::{self, GenerationOptions};
 use crate::diagnostics::Diagnostic;
@@ -177,39 +175,4 @@ pub fn dif_listing(program: &CompiledProgram) -> String {
         }
     }
     listing
-}
-
-/// True when the program contains destructive actions or subroutines (it needs `-w`).
-pub fn is_destructive(program: &CompiledProgram) -> bool {
-    let calls_destructive_subroutine = |difo: &difvm::difo::Difo| {
-        difo.code.iter().any(|instruction| {
-            instruction.opcode() == Some(Opcode::Call)
-                && matches!(
-                    instruction.index(),
-                    subroutine::COPYOUT | subroutine::COPYOUTSTR
-                )
-        })
-    };
-    program.statements.iter().any(|statement| {
-        statement
-            .predicate
-            .as_ref()
-            .is_some_and(calls_destructive_subroutine)
-            || statement.actions.iter().any(|action| {
-                matches!(
-                    action.kind,
-                    ActionKind::System { .. }
-                        | ActionKind::Freopen { .. }
-                        | ActionKind::Raise
-                        | ActionKind::Stop
-                        | ActionKind::Chill
-                        | ActionKind::Breakpoint
-                        | ActionKind::Panic
-                ) || action
-                    .values
-                    .iter()
-                    .filter_map(|value| value.difo.as_ref())
-                    .any(calls_destructive_subroutine)
-            })
-    })
 }

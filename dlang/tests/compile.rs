@@ -593,9 +593,9 @@ fn listing_shows_every_difo() {
     );
     assert!(listing.contains("ldgs DT_VAR(278), %r1"), "{listing}");
     assert!(listing.contains("DIFO 0x1 returns"), "{listing}");
-    assert!(!dlang::compile::is_destructive(&program));
+    assert!(!difvm::engine::is_destructive(&program));
     let destructive = compiled("BEGIN { system(\"ls\"); }");
-    assert!(dlang::compile::is_destructive(&destructive));
+    assert!(difvm::engine::is_destructive(&destructive));
 }
 
 #[test]
@@ -642,7 +642,7 @@ fn freopen_with_an_empty_format_restores_the_original_output() {
     );
     assert!(program.statements[0].actions[0].values.is_empty());
     assert_eq!(program.statements[0].actions[1].values.len(), 1);
-    assert!(dlang::compile::is_destructive(&program));
+    assert!(difvm::engine::is_destructive(&program));
     let listing = dlang::compile::dif_listing(&program);
     assert!(listing.contains("DIFO 0x0 returns"), "{listing}");
 }

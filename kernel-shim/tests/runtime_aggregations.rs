@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 
 use common::d_programs::{compile_d, getppid_plan, getppid_probe, marker_plan, session_options};
 use common::{bpf_available, call_getppid, thread_id};
-use difvm::interp::engine::AggregationEntry;
-use kernel_shim::runtime::{BufferPolicy, Marker, RuntimeSession};
+use difvm::engine::{AggregationEntry, BufferPolicy};
+use kernel_shim::runtime::{Marker, RuntimeSession};
 
 /// A session of `text`, compiled against the dtrace provider and getppid's entry probe,
 /// with a 64k principal buffer.

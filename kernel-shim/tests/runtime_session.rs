@@ -10,10 +10,10 @@ use std::collections::BTreeMap;
 
 use common::d_programs::{compile_d, getppid_plan, getppid_probe, marker_plan, session_options};
 use common::{bpf_available, call_getppid, thread_id};
-use difvm::interp::engine::AggregationEntry;
+use difvm::engine::{AggregationEntry, BufferPolicy};
 use difvm::object::{EnabledProbe, RECORD_HEADER_SIZE};
 use difvm::verify::VerifiedProgram;
-use kernel_shim::runtime::{BufferPolicy, Marker, RuntimeOptions, RuntimeSession};
+use kernel_shim::runtime::{Marker, RuntimeOptions, RuntimeSession};
 use kernel_shim::translate::LayoutOptions;
 
 /// Compiles `text` against the dtrace provider and getppid's two syscall probes, and

@@ -1,5 +1,6 @@
 //! Providers: probe enumeration and attach/detach for dtrace, syscall, profile, sdt, pid, usdt, fbt.
 
+pub mod attachment;
 pub mod attributes;
 pub mod btf_functions;
 pub mod dtrace_provider;

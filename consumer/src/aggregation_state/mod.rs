@@ -10,7 +10,7 @@ pub mod table;
 use std::collections::{BTreeMap, BTreeSet};
 
 use difvm::aggregation::AggregationRule;
-use difvm::interp::engine::AggregationEntry;
+use difvm::engine::AggregationEntry;
 use difvm::object::AggregationDescription;
 
 use per_cpu::PerCpuValues;

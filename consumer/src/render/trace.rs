@@ -64,8 +64,9 @@ pub struct RecordContext<'p> {
 /// Why a record's output could not be produced.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TraceOutputError {
-    /// A printf-like action's format does not parse (the compiler accepted it, so the
-    /// metadata is damaged).
+    /// A printf-like action's format does not parse: the compiled program carries the
+    /// parse error instead of a parsed format (the compiler refuses such formats, so the
+    /// program was built by other means or is damaged).
     Format(FormatError),
     /// The values do not fit the format.
     Printf(PrintfError),

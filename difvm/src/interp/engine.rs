@@ -46,53 +46,15 @@ use super::machine::{execute_difo, MachineOptions, MachineState, ProbeIdentity};
 use super::records::{write_value, RecordedValue};
 use crate::aggregation::{AggregationError, AggregationRule};
 use crate::difo::{DifType, VariableScope};
+use crate::engine::{
+    AggregationEntry, DropCounters, EngineOptions, AGGREGATION_ENTRY_OVERHEAD,
+    MAX_AGGREGATION_KEY_SIZE,
+};
 use crate::object::{
     Action, ActionKind, ActionValue, AggregationDescription, CompiledProgram, EnabledProbe,
     RecordSlot, Statement, LAST_SIGNAL_NUMBER, PROBE_ID_END, PROBE_ID_ERROR, RECORD_HEADER_SIZE,
     STOP_SIGNAL_NUMBER,
 };
-
-/// Bookkeeping bytes charged per aggregation entry on top of its key and value.
-pub const AGGREGATION_ENTRY_OVERHEAD: u64 = 64;
-/// Largest aggregation key the engine accepts.
-pub const MAX_AGGREGATION_KEY_SIZE: u32 = 1 << 20;
-
-/// Sizes and limits of a session (the runtime options of §11.2 that matter here).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct EngineOptions {
-    /// `strsize`.
-    pub strsize: u32,
-    /// Scratch bytes per clause execution (`scratchsize`).
-    pub scratch_size: u32,
-    /// `bufsize`: principal buffer bytes per CPU.
-    pub buffer_size: u64,
-    /// `aggsize`: aggregation bytes per CPU.
-    pub aggregation_size: u64,
-    /// `dynvarsize`.
-    pub dynamic_variable_size: u64,
-    /// `nspec`.
-    pub speculation_count: u32,
-    /// `specsize`, per CPU.
-    pub speculation_size: u64,
-    /// Seed of `rand()`.
-    pub random_seed: u64,
-}
-
-impl Default for EngineOptions {
-    fn default() -> EngineOptions {
-        let machine = MachineOptions::default();
-        EngineOptions {
-            strsize: machine.strsize,
-            scratch_size: machine.scratch_size,
-            buffer_size: 4 << 20,
-            aggregation_size: 4 << 20,
-            dynamic_variable_size: machine.dynamic_variable_size,
-            speculation_count: machine.speculation_count,
-            speculation_size: machine.speculation_size,
-            random_seed: machine.random_seed,
-        }
-    }
-}
 
 /// Why a program cannot run on the engine.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -196,37 +158,6 @@ pub enum SignalRequest {
     FiringThread(u64),
     /// `stop()`: to the process the probe fired in.
     FiringProcess(u64),
-}
-
-/// Cumulative drop and error counters (§12.9); the consumer reports differences.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct DropCounters {
-    /// Principal-buffer drops per CPU.
-    pub principal: BTreeMap<u32, u64>,
-    /// Aggregation drops per CPU.
-    pub aggregation: BTreeMap<u32, u64>,
-    pub dynamic: u64,
-    pub speculative: u64,
-    /// Failed `speculation()` calls because every speculation was in use.
-    pub speculation_unavailable: u64,
-    /// Failed `speculation()` calls because a speculation was still being committed;
-    /// always 0 here, since commits complete at once.
-    pub speculation_busy: u64,
-    /// Faults in ERROR probe enablings.
-    pub error_in_error_probe: u64,
-}
-
-/// One aggregation entry of a snapshot.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AggregationEntry {
-    pub aggregation: u32,
-    /// The encoded key tuple (`key_size` bytes).
-    pub key: Vec<u8>,
-    /// The value words, laid out as [`crate::aggregation`] describes.
-    pub value: Vec<i64>,
-    /// Each CPU's part of `value` as (CPU, words), when the engine was asked to keep
-    /// per-CPU values (`aggpercpu`); empty otherwise.
-    pub per_cpu: Vec<(u32, Vec<i64>)>,
 }
 
 /// The read-only part of a session.
@@ -412,14 +343,7 @@ impl Engine {
         for indexes in probes.values_mut() {
             indexes.sort_by_key(|&index| enabled_probes[index].epid);
         }
-        let machine_options = MachineOptions {
-            strsize: options.strsize,
-            scratch_size: options.scratch_size,
-            dynamic_variable_size: options.dynamic_variable_size,
-            speculation_count: options.speculation_count,
-            speculation_size: options.speculation_size,
-            random_seed: options.random_seed,
-        };
+        let machine_options = MachineOptions::from_engine_options(&options);
         let machine = MachineState::new(&machine_options, variable_types(&program));
         Ok(Engine {
             setup: Setup {

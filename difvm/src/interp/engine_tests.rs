@@ -3,9 +3,10 @@
 //! drops and program checks).
 
 use super::context::SimpleFiringContext;
-use super::engine::{Engine, EngineError, EngineOptions, SignalRequest};
+use super::engine::{Engine, EngineError, SignalRequest};
 use crate::aggregation::quantize_bucket;
 use crate::difo::{DifType, DifVariable, Difo, VariableKind, VariableScope};
+use crate::engine::EngineOptions;
 use crate::isa::{builtin_variable, subroutine, Instruction, Opcode};
 use crate::object::{
     Action, ActionKind, ActionValue, AggregationDescription, AggregationFunction, CompiledProgram,

@@ -14,15 +14,12 @@ use super::speculation::SpeculationTable;
 use super::subroutines;
 use super::variables::{ClauseLocals, DynamicVariableKey, NewValue, VariableSlot, VariableStore};
 use crate::difo::{DifType, DifTypeKind, Difo, VariableScope, DIF_TYPE_FLAG_BY_USER_REFERENCE};
+use crate::engine::{EngineOptions, MAX_OBJECT_SIZE};
 use crate::isa::{
     builtin_array, builtin_variable, ConditionCodes, Instruction, Opcode, DIF_REGISTER_COUNT,
     DIF_TUPLE_STACK_DEPTH, DIF_TYPE_STRING,
 };
 use crate::object::{FaultCode, ProbeDescription};
-
-/// Largest by-reference object (variable, tuple entry, copy) the interpreter handles;
-/// larger sizes fault with `invalid size` instead of allocating without bound.
-pub const MAX_OBJECT_SIZE: usize = 1 << 16;
 
 /// Settings of the interpreter that the engine's options decide.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,16 +38,23 @@ pub struct MachineOptions {
     pub random_seed: u64,
 }
 
+impl MachineOptions {
+    /// The interpreter's part of a session's options.
+    pub fn from_engine_options(options: &EngineOptions) -> MachineOptions {
+        MachineOptions {
+            strsize: options.strsize,
+            scratch_size: options.scratch_size,
+            dynamic_variable_size: options.dynamic_variable_size,
+            speculation_count: options.speculation_count,
+            speculation_size: options.speculation_size,
+            random_seed: options.random_seed,
+        }
+    }
+}
+
 impl Default for MachineOptions {
     fn default() -> MachineOptions {
-        MachineOptions {
-            strsize: 256,
-            scratch_size: 64 * 1024,
-            dynamic_variable_size: 1 << 20,
-            speculation_count: 1,
-            speculation_size: 32 * 1024,
-            random_seed: 0x2545_f491_4f6c_dd1d,
-        }
+        MachineOptions::from_engine_options(&EngineOptions::default())
     }
 }
 

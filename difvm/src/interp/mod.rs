@@ -20,9 +20,7 @@ mod subroutines;
 pub mod variables;
 
 pub use context::{ProbeFiringContext, SimpleFiringContext};
-pub use engine::{
-    AggregationEntry, DropCounters, Engine, EngineError, EngineOptions, FaultReport, FiringOutcome,
-};
+pub use engine::{Engine, EngineError, FaultReport, FiringOutcome};
 pub use fault::{DifFault, RuntimeFault};
 pub use machine::{execute_difo, MachineOptions, MachineState, ProbeIdentity};
 

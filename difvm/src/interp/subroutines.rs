@@ -7,9 +7,10 @@
 //! `strstr` return pointers into their argument, NULL when nothing is found.
 
 use super::fault::RuntimeFault;
-use super::machine::{Machine, MAX_OBJECT_SIZE};
+use super::machine::Machine;
 use super::memory::{Access, RegionLifetime};
 use super::strings;
+use crate::engine::MAX_OBJECT_SIZE;
 use crate::isa::subroutine;
 
 /// Linux `AF_INET`.

@@ -15,10 +15,7 @@ use std::collections::HashMap;
 use super::fault::RuntimeFault;
 use super::memory::{AddressSpace, RegionLifetime};
 use crate::difo::{DifType, VariableScope};
-
-/// Bookkeeping bytes charged per dynamic variable on top of its key and value, standing
-/// in for classic DTrace's per-chunk header.
-pub const DYNAMIC_VARIABLE_OVERHEAD: u64 = 64;
+use crate::engine::DYNAMIC_VARIABLE_OVERHEAD;
 
 /// What a variable holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,7 +4,8 @@
 
 #![allow(dead_code)]
 
-use difvm::interp::{Engine, EngineOptions, SimpleFiringContext};
+use difvm::engine::EngineOptions;
+use difvm::interp::{Engine, SimpleFiringContext};
 use difvm::object::{CompiledProgram, EnabledProbe, ValueLayout, RECORD_HEADER_SIZE};
 use dlang::compile::{
     compile, Compilation, CompileError, CompileOptions, ProbeSpecifierOption, ProgramSource,
@@ -135,18 +136,13 @@ pub fn error_with(text: &str, options: &CompileOptions) -> (String, String) {
 /// The enabled probes of a program: each statement on every probe its description
 /// matches, EPIDs in statement order.
 pub fn enable(program: &CompiledProgram, catalog: &dyn ProbeCatalog) -> Vec<EnabledProbe> {
-    let mut enabled = Vec::new();
-    for (index, statement) in program.statements.iter().enumerate() {
-        for probe in catalog.matching(&statement.probe) {
-            enabled.push(EnabledProbe {
-                epid: enabled.len() as u32 + 1,
-                probe_id: probe.id,
-                probe: probe.description.clone(),
-                statement: index,
-            });
-        }
-    }
-    enabled
+    difvm::engine::enable_statements(program, |description| {
+        catalog
+            .matching(description)
+            .into_iter()
+            .map(|probe| (probe.id, probe.description))
+            .collect()
+    })
 }
 
 /// What a run produced: each record's values rendered as text, the aggregation

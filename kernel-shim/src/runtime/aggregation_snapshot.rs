@@ -44,7 +44,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use difvm::aggregation::AggregationRule;
-use difvm::interp::engine::AggregationEntry;
+use difvm::engine::AggregationEntry;
 
 use crate::translate::layout::restarts_on_new_generation;
 

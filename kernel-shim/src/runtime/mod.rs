@@ -5,7 +5,6 @@
 pub mod aggregation_snapshot;
 pub mod artificial_frames;
 pub mod attach;
-pub mod buffer_policy;
 pub mod buffer_size;
 pub mod error;
 pub mod markers;
@@ -16,12 +15,10 @@ pub mod session;
 pub mod syscall_dispatch;
 
 pub use attach::{attach, AttachTarget, Attachment, ClockCpus};
-pub use buffer_policy::BufferPolicy;
 pub use buffer_size::{lowered_size_notice, ring_data_size};
 pub use error::RuntimeError;
 pub use markers::{marker_location, session_filter_prologue, Marker, MarkerLocation};
 pub use perf_buffer::{BufferEvent, PerfBufferSet};
 pub use perf_ring::{walk_overwritten_records, walk_records, PerfRecord, RingMemory};
-pub use records::RecordSizes;
 pub use session::{ProbeInstrumentation, ProbePlan, RuntimeOptions, RuntimeSession};
 pub use syscall_dispatch::SyscallDispatch;

@@ -21,7 +21,6 @@ use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use super::buffer_policy::BufferPolicy;
 use super::buffer_size::{lowered_size_notice, ring_data_size};
 use super::error::RuntimeError;
 use super::perf_ring::{walk_overwritten_records, walk_records, PerfRecord, RingMemory};
@@ -29,6 +28,7 @@ use crate::sys::{
     online_cpus, perf_event_open_bpf_output, perf_event_open_bpf_output_overwritable,
     possible_cpu_count, MapFd, MapType, PerfEventFd, SysError, BPF_ANY,
 };
+use difvm::engine::BufferPolicy;
 
 /// Offsets in `struct perf_event_mmap_page` (include/uapi/linux/perf_event.h).
 const DATA_HEAD_OFFSET: usize = 1024;

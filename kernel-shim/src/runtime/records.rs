@@ -4,65 +4,38 @@
 //! (from the enabled-probe table); the walk stops when fewer than a header's bytes remain,
 //! at EPID 0, or at an EPID the table does not know.
 
-use std::collections::HashMap;
+use difvm::engine::RecordSizes;
+use difvm::object::RECORD_HEADER_SIZE;
 
-use difvm::object::{CompiledProgram, EnabledProbe, RECORD_HEADER_SIZE};
-
-/// The record length (header included) of every EPID of a session.
-#[derive(Debug, Clone, Default)]
-pub struct RecordSizes {
-    by_epid: HashMap<u32, usize>,
-}
-
-impl RecordSizes {
-    pub fn new(program: &CompiledProgram, enabled: &[EnabledProbe]) -> RecordSizes {
-        let by_epid = enabled
-            .iter()
-            .filter_map(|probe| {
-                let statement = program.statements.get(probe.statement)?;
-                Some((
-                    probe.epid,
-                    RECORD_HEADER_SIZE as usize + statement.record_size as usize,
-                ))
-            })
-            .collect();
-        RecordSizes { by_epid }
-    }
-
-    /// The record length of `epid`, header included.
-    pub fn record_length(&self, epid: u32) -> Option<usize> {
-        self.by_epid.get(&epid).copied()
-    }
-
-    /// Appends the whole records of `sample` to `buffer`; returns the number of bytes of
-    /// the sample that were not part of a whole known record, not counting the padding
-    /// (non-zero only for a sample the table cannot explain).
-    pub fn append_records(&self, sample: &[u8], buffer: &mut Vec<u8>) -> usize {
-        let header = RECORD_HEADER_SIZE as usize;
-        let mut at = 0usize;
-        while sample.len() - at >= header {
-            let epid =
-                u32::from_le_bytes([sample[at], sample[at + 1], sample[at + 2], sample[at + 3]]);
-            if epid == 0 {
-                break;
-            }
-            let Some(length) = self.record_length(epid) else {
-                return sample.len() - at;
-            };
-            let Some(record) = sample.get(at..at + length) else {
-                return sample.len() - at;
-            };
-            buffer.extend_from_slice(record);
-            at += length;
+/// Appends the whole records of `sample` to `buffer`; returns the number of bytes of the
+/// sample that were not part of a whole known record, not counting the padding (non-zero
+/// only for a sample `sizes` cannot explain).
+pub fn append_records(sizes: &RecordSizes, sample: &[u8], buffer: &mut Vec<u8>) -> usize {
+    let header = RECORD_HEADER_SIZE as usize;
+    let mut at = 0usize;
+    while sample.len() - at >= header {
+        let epid = u32::from_le_bytes([sample[at], sample[at + 1], sample[at + 2], sample[at + 3]]);
+        if epid == 0 {
+            break;
         }
-        0
+        let Some(length) = sizes.record_length(epid) else {
+            return sample.len() - at;
+        };
+        let Some(record) = sample.get(at..at + length) else {
+            return sample.len() - at;
+        };
+        buffer.extend_from_slice(record);
+        at += length;
     }
+    0
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use difvm::object::{ProbeDescription, Statement, StatementRole};
+    use difvm::object::{
+        CompiledProgram, EnabledProbe, ProbeDescription, Statement, StatementRole,
+    };
 
     fn statement(record_size: u32) -> Statement {
         Statement {
@@ -118,7 +91,7 @@ mod tests {
         ];
         for (sample, expected, unexplained) in cases {
             let mut buffer = Vec::new();
-            assert_eq!(sizes.append_records(&sample, &mut buffer), unexplained);
+            assert_eq!(append_records(&sizes, &sample, &mut buffer), unexplained);
             assert_eq!(buffer, expected);
         }
     }

@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use difvm::aggregation::AggregationRule;
-use difvm::interp::engine::{AggregationEntry, DropCounters};
+use difvm::engine::{AggregationEntry, BufferPolicy, DropCounters, RecordSizes};
 use difvm::object::{CompiledProgram, EnabledProbe, PROBE_ID_ERROR};
 use difvm::verify::VerifiedProgram;
 
@@ -35,11 +35,10 @@ use super::artificial_frames::{
     artificial_frames, machinery_functions, MachineryText, KALLSYMS_PATH,
 };
 use super::attach::{attach, AttachTarget, Attachment};
-use super::buffer_policy::BufferPolicy;
 use super::error::RuntimeError;
 use super::markers::{session_filter_prologue, Marker};
 use super::perf_buffer::{BufferEvent, PerfBufferSet};
-use super::records::RecordSizes;
+use super::records::append_records;
 use super::syscall_dispatch::SyscallDispatch;
 use crate::sys::{
     bpf_map_create, bpf_prog_load, bpf_raw_tracepoint_open, per_cpu_value_stride,
@@ -460,7 +459,7 @@ impl RuntimeSession {
         self.buffers.drain(&mut |cpu, event| {
             if let BufferEvent::Sample(sample) = event {
                 let buffer = by_cpu.entry(cpu).or_default();
-                unexplained += sizes.append_records(sample, buffer) as u64;
+                unexplained += append_records(sizes, sample, buffer) as u64;
             }
         });
         self.unexplained_bytes += unexplained;

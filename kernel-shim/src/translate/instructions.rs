@@ -4,6 +4,7 @@
 //! variable, built-in and subroutine translations. The DIFO's result is left in r8.
 
 use difvm::difo::Difo;
+use difvm::engine::MAX_OBJECT_SIZE;
 use difvm::isa::{builtin_array, Instruction, Opcode, DIF_TYPE_STRING};
 use difvm::object::FaultCode;
 
@@ -14,9 +15,6 @@ use super::registers::{CONDITION_LEFT, CONDITION_RIGHT, SAVED_0, SAVED_1, SPILL_
 use super::tuples::{tuple_shapes, EntryKind, Shape};
 use super::TranslateError;
 use crate::ebpf::{AluOp, Insn, JmpOp, Label, MemSize, Reg};
-
-/// Largest by-reference tuple entry (the interpreter's `MAX_OBJECT_SIZE`).
-const MAX_OBJECT_SIZE: i32 = 1 << 16;
 
 /// What a DIFO translation needs beyond the emitter.
 pub struct DifoTranslation<'d> {
@@ -466,7 +464,7 @@ fn push_tuple(
         emitter.fault_if_imm(
             JmpOp::Gt,
             Reg::R0,
-            MAX_OBJECT_SIZE,
+            MAX_OBJECT_SIZE as i32,
             FaultCode::BadSize,
             FaultValue::Register(Reg::R0),
             site,

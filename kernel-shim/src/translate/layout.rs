@@ -88,6 +88,7 @@ use std::fmt;
 
 use difvm::aggregation::AggregationRule;
 use difvm::difo::{DifType, Difo, VariableScope};
+use difvm::engine::{AGGREGATION_ENTRY_OVERHEAD, DYNAMIC_VARIABLE_OVERHEAD};
 use difvm::isa::DIF_TUPLE_STACK_DEPTH;
 use difvm::object::{ActionKind, CompiledProgram, VariableStorage, RECORD_HEADER_SIZE};
 use difvm::verify::VerifiedProgram;
@@ -130,12 +131,6 @@ pub const COUNTER_FAULTS: usize = 8;
 /// Number of u64 counters in the counters map value.
 pub const COUNTER_COUNT: usize = 9;
 
-/// Bookkeeping bytes charged per dynamic variable when sizing the dynamic map from
-/// `dynvarsize` (the reference engine's figure).
-pub const DYNAMIC_VARIABLE_OVERHEAD: u64 = 64;
-/// Bookkeeping bytes charged per aggregation entry when sizing the aggregation map from
-/// `aggsize` (the reference engine's figure).
-pub const AGGREGATION_ENTRY_OVERHEAD: u64 = 64;
 /// Offset of the generation word in an aggregation value.
 pub const AGGREGATION_GENERATION_OFFSET: u32 = 8;
 /// Offset of the first word of the aggregating function in an aggregation value, after

@@ -2,11 +2,12 @@
 //! against the dtrace provider and getppid's syscall probes, enabling it as dtrace(1)
 //! does, and the probe plans and options of the sessions that run it.
 
+use difvm::engine::BufferPolicy;
 use difvm::object::{CompiledProgram, EnabledProbe, ProbeDescription};
 use difvm::verify::{verify_program, VerifiedProgram};
 use dlang::compile::{compile, CompileOptions, ProgramSource};
 use dlang::probes::{ListCatalog, ProbeCatalog, ProbeInfo};
-use kernel_shim::runtime::{BufferPolicy, Marker, ProbeInstrumentation, ProbePlan, RuntimeOptions};
+use kernel_shim::runtime::{Marker, ProbeInstrumentation, ProbePlan, RuntimeOptions};
 use kernel_shim::translate::LayoutOptions;
 
 /// The probe id of `syscall::getppid:entry` in these tests' catalogs.
@@ -52,19 +53,13 @@ pub fn compile_d(text: &str, probes: Vec<ProbeInfo>) -> (VerifiedProgram, Vec<En
         compile(&[ProgramSource::script("test.d", text)], &options, &catalog)
             .unwrap_or_else(|error| panic!("{:?}\n{text}", error.diagnostic))
             .program;
-    let mut enabled = Vec::new();
-    for (index, statement) in program.statements.iter().enumerate() {
-        let mut probes = catalog.matching(&statement.probe);
-        probes.sort_by_key(|probe| probe.id);
-        for probe in probes {
-            enabled.push(EnabledProbe {
-                epid: enabled.len() as u32 + 1,
-                probe_id: probe.id,
-                probe: probe.description,
-                statement: index,
-            });
-        }
-    }
+    let enabled = difvm::engine::enable_statements(&program, |description| {
+        catalog
+            .matching(description)
+            .into_iter()
+            .map(|probe| (probe.id, probe.description))
+            .collect()
+    });
     (verify_program(&program).expect("verifies"), enabled)
 }
 

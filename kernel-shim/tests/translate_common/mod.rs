@@ -7,7 +7,8 @@
 
 use std::collections::BTreeMap;
 
-use difvm::interp::{Engine, EngineOptions, SimpleFiringContext};
+use difvm::engine::EngineOptions;
+use difvm::interp::{Engine, SimpleFiringContext};
 use difvm::object::{
     CompiledProgram, EnabledProbe, ProbeDescription, PROBE_ID_ERROR, RECORD_HEADER_SIZE,
 };

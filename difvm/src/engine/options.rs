@@ -1,0 +1,38 @@
+//! The sizes and limits of a tracing session that every engine honours (the runtime
+//! options of D-REFERENCE.md §11.2 that matter to running DIF), with their defaults.
+
+/// Sizes and limits of a session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EngineOptions {
+    /// `strsize`: the size of a string, NUL included.
+    pub strsize: u32,
+    /// Scratch bytes per clause execution (`scratchsize`).
+    pub scratch_size: u32,
+    /// `bufsize`: principal buffer bytes per CPU.
+    pub buffer_size: u64,
+    /// `aggsize`: aggregation bytes per CPU.
+    pub aggregation_size: u64,
+    /// `dynvarsize`.
+    pub dynamic_variable_size: u64,
+    /// `nspec`.
+    pub speculation_count: u32,
+    /// `specsize`, per CPU.
+    pub speculation_size: u64,
+    /// Seed of `rand()`.
+    pub random_seed: u64,
+}
+
+impl Default for EngineOptions {
+    fn default() -> EngineOptions {
+        EngineOptions {
+            strsize: 256,
+            scratch_size: 64 * 1024,
+            buffer_size: 4 << 20,
+            aggregation_size: 4 << 20,
+            dynamic_variable_size: 1 << 20,
+            speculation_count: 1,
+            speculation_size: 32 * 1024,
+            random_seed: 0x2545_f491_4f6c_dd1d,
+        }
+    }
+}

@@ -1,0 +1,253 @@
+//! Attachment planning: what the kernel engine must attach for each enabled probe, and
+//! which context the probe program reads its arguments from. Providers own this mapping
+//! (they know what their probes are); `kernel_shim::runtime` performs the bpf(2) and
+//! perf_event_open(2) calls a plan names, and the consumer only asks for the plans.
+
+use difvm::object::{EnabledProbe, PROBE_ID_ERROR};
+use kernel_shim::runtime::{AttachTarget, ClockCpus, Marker, ProbeInstrumentation, ProbePlan};
+use kernel_shim::sys::CpuClockRate;
+use kernel_shim::translate::{ContextKind, TracepointField};
+
+use crate::provider::{DtraceProbe, ProbeEntry, ProbeKind};
+use crate::tracefs::{mount_tracefs_if_missing, EventFormat};
+
+/// The plans of every probe that `enabled_probes` enable, once per probe, in the order
+/// they are first enabled. `probes` holds the registry entry of every probe id in
+/// `enabled_probes`. ERROR has no plan: its clauses run inside every other probe's
+/// program. Errors are the text after `dtrace: could not enable tracing: `.
+pub fn plan_enabled_probes(
+    enabled_probes: &[EnabledProbe],
+    probes: &[ProbeEntry],
+) -> Result<Vec<ProbePlan>, String> {
+    let mut plans: Vec<ProbePlan> = Vec::new();
+    for enabled in enabled_probes {
+        if enabled.probe_id == PROBE_ID_ERROR
+            || plans.iter().any(|plan| plan.probe_id == enabled.probe_id)
+        {
+            continue;
+        }
+        let entry = probes
+            .iter()
+            .find(|entry| entry.id == enabled.probe_id)
+            .ok_or_else(|| format!("probe {} ({}) is unknown", enabled.probe_id, enabled.probe))?;
+        if let Some(plan) = probe_plan(entry)? {
+            plans.push(plan);
+        }
+    }
+    Ok(plans)
+}
+
+/// How the kernel engine instruments `probe`; None for ERROR, whose clauses run inside
+/// every other probe's program.
+pub fn probe_plan(probe: &ProbeEntry) -> Result<Option<ProbePlan>, String> {
+    let name = probe.description.to_string();
+    let targets = |context: ContextKind, targets: Vec<AttachTarget>| {
+        ProbeInstrumentation::Targets { context, targets }
+    };
+    let instrumentation = match &probe.kind {
+        ProbeKind::Dtrace(DtraceProbe::Begin) => ProbeInstrumentation::Marker(Marker::Begin),
+        ProbeKind::Dtrace(DtraceProbe::End) => ProbeInstrumentation::Marker(Marker::End),
+        ProbeKind::Dtrace(DtraceProbe::Error) => return Ok(None),
+        ProbeKind::Syscall {
+            number: Some(number),
+            is_return,
+            ..
+        } => ProbeInstrumentation::Syscall {
+            number: *number,
+            is_return: *is_return,
+        },
+        ProbeKind::Syscall { number: None, .. } => {
+            return Err(format!(
+                "{name}: the kernel engine does not know this system call's number"
+            ))
+        }
+        ProbeKind::Profile {
+            period_ns,
+            every_cpu,
+            ..
+        } => targets(
+            ContextKind::PerfEvent,
+            vec![AttachTarget::CpuClock {
+                rate: CpuClockRate::PeriodNs(*period_ns),
+                cpus: if *every_cpu {
+                    ClockCpus::Every
+                } else {
+                    ClockCpus::One
+                },
+            }],
+        ),
+        ProbeKind::Tracepoint { group, event } => {
+            let tracefs = mount_tracefs_if_missing().map_err(|error| format!("{name}: {error}"))?;
+            let format = tracefs
+                .event_format(group, event)
+                .map_err(|error| format!("{name}: {error}"))?;
+            targets(
+                ContextKind::Tracepoint {
+                    fields: tracepoint_fields(&format),
+                },
+                vec![AttachTarget::Tracepoint {
+                    group: group.clone(),
+                    event: event.clone(),
+                }],
+            )
+        }
+        ProbeKind::Uprobe {
+            pid,
+            is_return,
+            sites,
+        } => targets(
+            ContextKind::Uprobe {
+                return_probe: *is_return,
+            },
+            sites
+                .iter()
+                .map(|site| AttachTarget::Uprobe {
+                    path: site.path.clone(),
+                    file_offset: site.file_offset,
+                    return_probe: *is_return,
+                    semaphore_offset: site.semaphore_file_offset,
+                    pid: pid.map(|pid| pid as i32),
+                })
+                .collect(),
+        ),
+        ProbeKind::KernelFunction {
+            function,
+            is_return,
+            ..
+        } => targets(
+            ContextKind::Kprobe {
+                return_probe: *is_return,
+            },
+            vec![AttachTarget::Kprobe {
+                function: function.clone(),
+                return_probe: *is_return,
+            }],
+        ),
+    };
+    Ok(Some(ProbePlan {
+        probe_id: probe.id,
+        name,
+        instrumentation,
+    }))
+}
+
+/// The arguments of a tracepoint program: the event's own fields, in order, up to the
+/// first one that is not a 1-, 2-, 4- or 8-byte scalar (later arguments read as 0).
+pub fn tracepoint_fields(format: &EventFormat) -> Vec<TracepointField> {
+    format
+        .argument_fields()
+        .map_while(|field| {
+            let scalar = matches!(field.size, 1 | 2 | 4 | 8) && !field.c_type.contains('[');
+            let offset = u16::try_from(field.offset).ok()?;
+            scalar.then_some(TracepointField {
+                offset,
+                size: field.size as u8,
+                signed: field.signed,
+            })
+        })
+        .take(10)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provider::concrete_description;
+
+    fn entry(id: u32, name: &str, kind: ProbeKind) -> ProbeEntry {
+        ProbeEntry {
+            id,
+            ..ProbeEntry::new(concrete_description("test", "", "", name), kind)
+        }
+    }
+
+    fn enabled(epid: u32, probe: &ProbeEntry) -> EnabledProbe {
+        EnabledProbe {
+            epid,
+            probe_id: probe.id,
+            probe: probe.description.clone(),
+            statement: 0,
+        }
+    }
+
+    #[test]
+    fn each_probe_is_planned_once_and_error_not_at_all() {
+        let begin = entry(1, "BEGIN", ProbeKind::Dtrace(DtraceProbe::Begin));
+        let error = entry(
+            PROBE_ID_ERROR,
+            "ERROR",
+            ProbeKind::Dtrace(DtraceProbe::Error),
+        );
+        let tick = entry(
+            7,
+            "tick-1s",
+            ProbeKind::Profile {
+                period_ns: 1_000_000_000,
+                frequency_hz: Some(1),
+                every_cpu: false,
+            },
+        );
+        let syscall = entry(
+            9,
+            "entry",
+            ProbeKind::Syscall {
+                number: Some(110),
+                event: "getppid".to_string(),
+                is_return: false,
+            },
+        );
+        let probes = [begin.clone(), error.clone(), tick.clone(), syscall.clone()];
+        let enablings = [
+            enabled(1, &tick),
+            enabled(2, &begin),
+            enabled(3, &error),
+            enabled(4, &tick),
+            enabled(5, &syscall),
+        ];
+        let plans = plan_enabled_probes(&enablings, &probes).unwrap();
+        let planned: Vec<(u32, &ProbeInstrumentation)> = plans
+            .iter()
+            .map(|plan| (plan.probe_id, &plan.instrumentation))
+            .collect();
+        let tick_targets = ProbeInstrumentation::Targets {
+            context: ContextKind::PerfEvent,
+            targets: vec![AttachTarget::CpuClock {
+                rate: CpuClockRate::PeriodNs(1_000_000_000),
+                cpus: ClockCpus::One,
+            }],
+        };
+        let getppid = ProbeInstrumentation::Syscall {
+            number: 110,
+            is_return: false,
+        };
+        assert_eq!(
+            planned,
+            [
+                (7, &tick_targets),
+                (1, &ProbeInstrumentation::Marker(Marker::Begin)),
+                (9, &getppid),
+            ]
+        );
+        assert_eq!(plans[0].name, "test:::tick-1s");
+    }
+
+    #[test]
+    fn unknown_probes_and_syscall_numbers_are_errors() {
+        let unnumbered = entry(
+            4,
+            "entry",
+            ProbeKind::Syscall {
+                number: None,
+                event: "new_call".to_string(),
+                is_return: false,
+            },
+        );
+        let error = plan_enabled_probes(&[enabled(1, &unnumbered)], &[]).unwrap_err();
+        assert_eq!(error, "probe 4 (test:::entry) is unknown");
+        let error = plan_enabled_probes(&[enabled(1, &unnumbered)], &[unnumbered]).unwrap_err();
+        assert_eq!(
+            error,
+            "test:::entry: the kernel engine does not know this system call's number"
+        );
+    }
+}
