@@ -17,11 +17,12 @@ use dlang::compile::{CompileOptions, MacroVariables};
 use kernel_shim::runtime::RuntimeOptions;
 use kernel_shim::translate::{LayoutOptions, TaskStructOffsets};
 
-use crate::aggregation_output::histogram::HistogramStyle;
-use crate::aggregation_output::{AggregationDisplayOptions, AggregationSortOptions};
 use crate::options::{DtraceOption, OptionSet};
 use crate::preprocess::{Conformance, DataModel, PreprocessorArgument, PreprocessorSettings};
-use crate::trace_output::TraceOutputOptions;
+use crate::render::aggregation_sorting::AggregationSortOptions;
+use crate::render::display_options::AggregationDisplayOptions;
+use crate::render::histogram::HistogramStyle;
+use crate::render::trace::TraceOutputOptions;
 
 /// What the preprocessor and the compiler take from the options in effect before
 /// compilation.
