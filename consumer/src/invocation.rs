@@ -2,24 +2,24 @@
 //! listing, enabling, the choice of engine and the tracing session, with dtrace(1)'s
 //! messages and exit statuses (D-REFERENCE.md §12.2–§12.4).
 
-use std::io::Write;
 use std::path::Path;
 use std::rc::Rc;
 
-use difvm::engine::{is_destructive, BufferPolicy, EngineOptions};
+use difvm::engine::is_destructive;
 use difvm::object::{CompiledProgram, EnabledProbe};
-use difvm::verify::verify_program;
-use dlang::compile::{compile, dif_listing, CompileOptions, ProbeSpecifierOption, ProgramSource};
+use difvm::verify::{verify_program, VerifiedProgram};
+use dlang::compile::{compile, dif_listing, ProbeSpecifierOption, ProgramSource};
 use dlang::probes::ProbeCatalog;
 
 use crate::catalog::RegistryCatalog;
 use crate::engine::{TracingEngine, VirtualMachineEngine};
 use crate::kernel_engine::{check_tracing_privileges, KernelEngine};
-use crate::messages::describe_io_error;
-use crate::options::{DtraceOption, OptionOrigin, OptionSet};
+use crate::messages::{describe_io_error, MessageSink, StandardStreams};
+use crate::options::{OptionOrigin, OptionSet};
 use crate::preprocess::{preprocess, PreprocessorSettings};
-use crate::session::{Session, SessionSettings};
+use crate::session::Session;
 use crate::session_output::{OutputFile, SessionOutput, StandardOutput};
+use crate::settings::{CompileSettings, EngineChoice, TracingSettings};
 use crate::signals::install_interrupt_handlers;
 use crate::symbolize::{SystemSymbolOptions, SystemSymbols};
 use crate::target_process::{TargetExitReporter, TargetProcesses};
@@ -96,46 +96,53 @@ pub struct Invocation {
     pub anonymous: bool,
 }
 
-/// Prints `dtrace: MESSAGE` on stderr.
-fn complain(message: &str) {
-    let _ = std::io::stdout().flush();
-    eprintln!("dtrace: {message}");
+/// Runs dtrace as `invocation` asks and returns its exit status; messages go to the
+/// standard streams.
+pub fn run(invocation: &Invocation) -> i32 {
+    run_with_messages(invocation, Rc::new(StandardStreams))
 }
 
-/// Runs dtrace as `invocation` asks and returns its exit status.
-pub fn run(invocation: &Invocation) -> i32 {
+/// Runs dtrace as `invocation` asks, with every diagnostic, notice and report written
+/// to `messages`, and returns its exit status. (The trace output goes to standard
+/// output or the `-o` file.)
+pub fn run_with_messages(invocation: &Invocation, messages: Rc<dyn MessageSink>) -> i32 {
     match invocation.mode {
         Mode::Version => {
-            println!("dtrace: Sun D 1.13");
+            messages.report("dtrace: Sun D 1.13\n");
             return 0;
         }
         Mode::GenerateElf | Mode::GenerateHeader => {
-            complain("-G and -h (USDT provider generation) are not supported yet");
+            messages.message("-G and -h (USDT provider generation) are not supported yet");
             return EXIT_USAGE;
         }
         Mode::Execute | Mode::List => {}
     }
     if invocation.anonymous {
-        complain("anonymous tracing (-a, -A) is not supported");
+        messages.message("anonymous tracing (-a, -A) is not supported");
         return EXIT_USAGE;
     }
     let options = match collect_options(invocation) {
         Ok(options) => options,
         Err(message) => {
-            complain(&message);
+            messages.message(&message);
             return EXIT_USAGE;
         }
     };
-    let sources = match read_programs(invocation, &options) {
+    let settings = CompileSettings::from_options(
+        &options,
+        macro_arguments(invocation),
+        invocation.mode == Mode::List,
+    );
+    let sources = match read_programs(invocation, settings.preprocessor.as_ref(), &*messages) {
         Ok(sources) => sources,
         Err(message) => {
-            complain(&message);
+            messages.message(&message);
             return EXIT_FATAL;
         }
     };
     let catalog = RegistryCatalog::for_this_machine();
     if invocation.mode == Mode::List {
-        return list_probes(invocation, &sources, &options, catalog);
+        return list_probes(invocation, &sources, &settings, catalog, &*messages);
     }
     // Target processes exist (held before exec) before compiling, so `$target` and
     // `pid$target` probes resolve against them.
@@ -146,11 +153,19 @@ pub fn run(invocation: &Invocation) -> i32 {
             TargetArgument::Pid(pid) => targets.grab(pid),
         };
         if let Err(error) = result {
-            complain(error.message());
+            messages.message(error.message());
             return EXIT_FATAL;
         }
     }
-    execute(invocation, &sources, options, &catalog, &mut targets)
+    let run = TracingRun {
+        invocation,
+        sources: &sources,
+        catalog: &catalog,
+        messages,
+    };
+    match run.execute(options, &settings, &mut targets) {
+        Ok(status) | Err(status) => status,
+    }
 }
 
 /// The options in effect before compilation: `DTRACE_OPT_*` variables, then the
@@ -184,11 +199,25 @@ fn specifier_option(kind: ProgramKind) -> ProbeSpecifierOption {
     }
 }
 
-/// The program texts: script files read (and run through cpp with `-C`), command-line
-/// specifiers as given.
+/// `$0`, `$1`, …: the first script's path (`dtrace` without one), then the operands.
+fn macro_arguments(invocation: &Invocation) -> Vec<String> {
+    let program_name = invocation
+        .programs
+        .iter()
+        .find(|program| program.kind == ProgramKind::Script)
+        .map(|program| program.text.clone())
+        .unwrap_or_else(|| "dtrace".to_string());
+    std::iter::once(program_name)
+        .chain(invocation.operands.iter().cloned())
+        .collect()
+}
+
+/// The program texts: script files read (and run through cpp as `preprocessor` says,
+/// with `-C`), command-line specifiers as given. cpp's own messages go to `messages`.
 fn read_programs(
     invocation: &Invocation,
-    options: &OptionSet,
+    preprocessor: Option<&PreprocessorSettings>,
+    messages: &dyn MessageSink,
 ) -> Result<Vec<ProgramSource>, String> {
     invocation
         .programs
@@ -203,15 +232,18 @@ fn read_programs(
                     )
                 })?;
                 let mut text = String::from_utf8_lossy(&bytes).into_owned();
-                if options.boolean(DtraceOption::Cpp) {
-                    let settings = PreprocessorSettings::from_options(options);
-                    text = preprocess(
+                if let Some(settings) = preprocessor {
+                    let mut diagnostics = Vec::new();
+                    let preprocessed = preprocess(
                         &text,
                         Some(Path::new(&program.text)),
-                        &settings,
-                        &mut std::io::stderr(),
-                    )
-                    .map_err(|error| {
+                        settings,
+                        &mut diagnostics,
+                    );
+                    if !diagnostics.is_empty() {
+                        messages.diagnostic_text(&String::from_utf8_lossy(&diagnostics));
+                    }
+                    text = preprocessed.map_err(|error| {
                         format!(
                             "failed to compile script {}: {}",
                             program.text,
@@ -229,79 +261,29 @@ fn read_programs(
         .collect()
 }
 
-/// Compile options from the options in effect and the operands.
-fn compile_options(
-    invocation: &Invocation,
-    options: &OptionSet,
-    target_pid: Option<u32>,
-) -> CompileOptions {
-    let mut compile = CompileOptions::default();
-    let program_name = invocation
-        .programs
-        .iter()
-        .find(|program| program.kind == ProgramKind::Script)
-        .map(|program| program.text.clone())
-        .unwrap_or_else(|| "dtrace".to_string());
-    compile.macro_arguments = std::iter::once(program_name)
-        .chain(invocation.operands.iter().cloned())
-        .collect();
-    // SAFETY: these calls take no pointers and cannot fail.
-    unsafe {
-        compile.macro_variables.pid = libc::getpid() as u32;
-        compile.macro_variables.ppid = libc::getppid() as u32;
-        compile.macro_variables.uid = libc::getuid();
-        compile.macro_variables.gid = libc::getgid();
-        compile.macro_variables.euid = libc::geteuid();
-        compile.macro_variables.egid = libc::getegid();
-        compile.macro_variables.pgid = libc::getpgrp() as u32;
-        compile.macro_variables.sid = libc::getsid(0) as u32;
-    }
-    compile.macro_variables.target = target_pid.unwrap_or(0);
-    compile.user_process_attached = target_pid.is_some();
-    let size = |option| options.size(option).or_else(|| options.integer(option));
-    if let Some(strsize) = size(DtraceOption::StrSize) {
-        compile.string_size = strsize.clamp(1, u32::MAX as u64) as u32;
-    }
-    compile.default_arguments = options.boolean(DtraceOption::DefaultArgs);
-    compile.argument_references = options.boolean(DtraceOption::ArgRef);
-    compile.zero_matches_allowed =
-        options.boolean(DtraceOption::Zdefs) || invocation.mode == Mode::List;
-    compile.empty_programs_allowed = options.boolean(DtraceOption::Empty);
-    compile.system_library = !options.boolean(DtraceOption::NoLibs);
-    if let Some(frames) = options.integer(DtraceOption::StackFrames) {
-        compile.stack_frames = frames.min(u32::MAX as u64) as u32;
-    }
-    if let Some(frames) = options.integer(DtraceOption::UstackFrames) {
-        compile.user_stack_frames = frames.min(u32::MAX as u64) as u32;
-    }
-    compile
-}
-
 /// `dtrace -l`: lists the probes every description matches (all probes without any).
 fn list_probes(
     invocation: &Invocation,
     sources: &[ProgramSource],
-    options: &OptionSet,
+    settings: &CompileSettings,
     catalog: RegistryCatalog,
+    messages: &dyn MessageSink,
 ) -> i32 {
     let mut descriptions = Vec::new();
     if !sources.is_empty() {
-        let mut settings = compile_options(invocation, options, None);
-        settings.default_error_handler = false;
-        settings.argument_references = true;
-        let compilation = match compile(sources, &settings, &catalog) {
+        let compilation = match compile(sources, &settings.for_target(None), &catalog) {
             Ok(compilation) => compilation,
             Err(error) => {
-                eprintln!(
-                    "{}",
-                    error.message("dtrace", sources, options.boolean(DtraceOption::ErrTags))
-                );
+                messages.diagnostic_text(&format!(
+                    "{}\n",
+                    error.message("dtrace", sources, settings.error_tags)
+                ));
                 return EXIT_FATAL;
             }
         };
         for statement in &compilation.program.statements {
             if catalog.matching(&statement.probe).is_empty() {
-                complain(&format!(
+                messages.message(&format!(
                     "failed to match {}: No probe matches description",
                     statement.probe
                 ));
@@ -315,14 +297,14 @@ fn list_probes(
     let mut registry = catalog.into_registry();
     match registry.list(&descriptions, invocation.verbose) {
         Ok(probes) => {
-            print!(
-                "{}",
-                crate::probe_listing::format_listing(&probes, invocation.verbose)
-            );
+            messages.report(&crate::probe_listing::format_listing(
+                &probes,
+                invocation.verbose,
+            ));
             0
         }
         Err(error) => {
-            complain(&format!("failed to list probes: {error}"));
+            messages.message(&format!("failed to list probes: {error}"));
             EXIT_FATAL
         }
     }
@@ -409,237 +391,293 @@ fn matched_notice(source: &ProgramSource, matched: u32) -> String {
     }
 }
 
-fn execute(
-    invocation: &Invocation,
-    sources: &[ProgramSource],
-    mut options: OptionSet,
-    catalog: &RegistryCatalog,
-    targets: &mut TargetProcesses,
-) -> i32 {
-    if sources.is_empty() {
-        complain("no probes specified");
-        return EXIT_FATAL;
-    }
-    let errtags = options.boolean(DtraceOption::ErrTags);
-    let compile_settings = compile_options(invocation, &options, targets.target_pid());
-    let compilation = match compile(sources, &compile_settings, catalog) {
-        Ok(compilation) => compilation,
-        Err(error) => {
-            let _ = std::io::stdout().flush();
-            eprintln!("{}", error.message("dtrace", sources, errtags));
-            return EXIT_FATAL;
+/// The result of a stage of a tracing run: its output, or the exit status to leave
+/// with, the reason already reported.
+type Stage<T> = Result<T, i32>;
+
+/// A compiled program, verified, with the options in effect after its pragmas and the
+/// settings derived from them.
+struct CompiledRun {
+    program: CompiledProgram,
+    /// For each program argument: how many probes its descriptions matched.
+    matched_probes: Vec<u32>,
+    verified: VerifiedProgram,
+    options: OptionSet,
+    settings: TracingSettings,
+}
+
+/// What every stage of a tracing run reads: the invocation, its programs, the probes
+/// of this machine and where messages go.
+struct TracingRun<'r> {
+    invocation: &'r Invocation,
+    sources: &'r [ProgramSource],
+    catalog: &'r RegistryCatalog,
+    messages: Rc<dyn MessageSink>,
+}
+
+impl TracingRun<'_> {
+    /// Compiles, enables, chooses the engine and runs the session (D-REFERENCE.md
+    /// §12.4); `Ok` holds the session's exit status.
+    fn execute(
+        &self,
+        options: OptionSet,
+        settings: &CompileSettings,
+        targets: &mut TargetProcesses,
+    ) -> Stage<i32> {
+        if self.sources.is_empty() {
+            self.messages.message("no probes specified");
+            return Err(EXIT_FATAL);
         }
-    };
-    if let Some(message) = catalog.take_error() {
-        complain(&message);
-        return EXIT_FATAL;
-    }
-    for (name, value) in &compilation.program.options {
-        if let Err(failure) = options.set(name, value.as_deref(), OptionOrigin::Pragma) {
-            complain(&failure.message());
-            return EXIT_FATAL;
+        let compiled = self.compile(options, settings, targets.target_pid())?;
+        // -e stops after compiling: nothing is enabled, so nothing "matched".
+        if self.invocation.compile_only {
+            return Ok(0);
         }
+        let enabled_probes = self.enable(&compiled)?;
+        let CompiledRun {
+            program,
+            verified,
+            options,
+            settings,
+            ..
+        } = compiled;
+        let mut engine = self.choose_engine(verified, &enabled_probes, &settings)?;
+        self.run_session(
+            program,
+            enabled_probes,
+            options,
+            &settings,
+            &mut *engine,
+            targets,
+        )
     }
-    if options.boolean(DtraceOption::Verbose) {
-        eprint!("{}", dif_listing(&compilation.program));
-    }
-    let verified = match verify_program(&compilation.program) {
-        Ok(verified) => verified,
-        Err(errors) => {
+
+    /// Compiles the programs for the `$target` `target_pid`, applies their pragmas to
+    /// `options`, derives the tracing settings, prints the `-S` listing and verifies
+    /// the DIF.
+    fn compile(
+        &self,
+        mut options: OptionSet,
+        settings: &CompileSettings,
+        target_pid: Option<u32>,
+    ) -> Stage<CompiledRun> {
+        let messages = &*self.messages;
+        let compilation = compile(self.sources, &settings.for_target(target_pid), self.catalog)
+            .map_err(|error| {
+                messages.diagnostic_text(&format!(
+                    "{}\n",
+                    error.message("dtrace", self.sources, settings.error_tags)
+                ));
+                EXIT_FATAL
+            })?;
+        if let Some(message) = self.catalog.take_error() {
+            messages.message(&message);
+            return Err(EXIT_FATAL);
+        }
+        for (name, value) in &compilation.program.options {
+            options
+                .set(name, value.as_deref(), OptionOrigin::Pragma)
+                .map_err(|failure| {
+                    messages.message(&failure.message());
+                    EXIT_FATAL
+                })?;
+        }
+        let tracing_settings = TracingSettings::from_options(&options, target_pid.map(u64::from));
+        if tracing_settings.dif_listing {
+            messages.diagnostic_text(&dif_listing(&compilation.program));
+        }
+        let verified = verify_program(&compilation.program).map_err(|errors| {
             for error in errors {
-                complain(&format!(
+                messages.message(&format!(
                     "DIF verification failed (a compiler bug): {error}"
                 ));
             }
-            return EXIT_FATAL;
-        }
-    };
-    // -e stops after compiling: nothing is enabled, so nothing "matched".
-    if invocation.compile_only {
-        return 0;
-    }
-    let quiet = options.boolean(DtraceOption::Quiet);
-    let enabled_probes = enable_statements(&compilation.program, catalog);
-    if !quiet {
-        for (source, matched) in sources.iter().zip(&compilation.matched_probes) {
-            complain(&matched_notice(source, *matched));
-            if invocation.verbose {
-                print!(
-                    "{}",
-                    stability_report(source, &compilation.program, &enabled_probes, catalog)
-                );
-            }
-        }
-    }
-    let total_matched: u32 = compilation.matched_probes.iter().sum();
-    if total_matched == 0 && !options.boolean(DtraceOption::Zdefs) {
-        complain("no probes matched");
-        return EXIT_FATAL;
-    }
-    if is_destructive(&compilation.program) {
-        if !options.boolean(DtraceOption::Destructive) {
-            complain("could not enable tracing: Destructive actions not allowed");
-            return EXIT_FATAL;
-        }
-        if !quiet {
-            complain("allowing destructive actions");
-        }
-    }
-    let user_probes_only = enabled_probes
-        .iter()
-        .all(|enabled| enabled.probe.provider == "dtrace");
-    let engine_options = engine_options(&options);
-    // The option's values are checked when it is set, so the default only covers a
-    // word this build does not know.
-    let buffer_policy = options
-        .word(DtraceOption::BufPolicy)
-        .and_then(BufferPolicy::from_option_word)
-        .unwrap_or_default();
-    let program = compilation.program.clone();
-    // `auto` runs the kernel engine when this process may trace, and falls back to the
-    // user-space engine for programs that only use the dtrace provider, which it runs
-    // with the same results.
-    let privileges = check_tracing_privileges();
-    let use_kernel = match options.word(DtraceOption::Engine).unwrap_or("auto") {
-        "vm" => false,
-        "kernel" => true,
-        _ => privileges.is_ok() || !user_probes_only,
-    };
-    if !use_kernel {
-        if !user_probes_only {
-            let probe = enabled_probes
-                .iter()
-                .find(|enabled| enabled.probe.provider != "dtrace")
-                .map(|enabled| enabled.probe.to_string())
-                .unwrap_or_default();
-            complain(&format!(
-                "could not enable tracing: the vm engine runs only the dtrace provider's probes; {probe} needs the kernel engine"
-            ));
-            return EXIT_FATAL;
-        }
-        let mut engine = match VirtualMachineEngine::with_buffer_policy(
+            EXIT_FATAL
+        })?;
+        Ok(CompiledRun {
+            program: compilation.program,
+            matched_probes: compilation.matched_probes,
             verified,
-            enabled_probes.clone(),
-            engine_options,
-            buffer_policy,
-        ) {
-            Ok(engine) => engine,
-            Err(error) => {
-                complain(&format!("could not enable tracing: {error}"));
-                return EXIT_FATAL;
+            options,
+            settings: tracing_settings,
+        })
+    }
+
+    /// Enables every statement on the probes it matched, with the "matched" notices
+    /// (and `-v` stability reports), and refuses a run that matched nothing (without
+    /// `-Z`) or is destructive (without `-w`).
+    fn enable(&self, compiled: &CompiledRun) -> Stage<Vec<EnabledProbe>> {
+        let messages = &*self.messages;
+        let settings = &compiled.settings;
+        let program = &compiled.program;
+        let enabled_probes = enable_statements(program, self.catalog);
+        if !settings.quiet {
+            for (source, matched) in self.sources.iter().zip(&compiled.matched_probes) {
+                messages.message(&matched_notice(source, *matched));
+                if self.invocation.verbose {
+                    messages.report(&stability_report(
+                        source,
+                        program,
+                        &enabled_probes,
+                        self.catalog,
+                    ));
+                }
             }
+        }
+        let total_matched: u32 = compiled.matched_probes.iter().sum();
+        if total_matched == 0 && !settings.zero_matches_allowed {
+            messages.message("no probes matched");
+            return Err(EXIT_FATAL);
+        }
+        if is_destructive(program) {
+            if !settings.destructive_allowed {
+                messages.message("could not enable tracing: Destructive actions not allowed");
+                return Err(EXIT_FATAL);
+            }
+            if !settings.quiet {
+                messages.message("allowing destructive actions");
+            }
+        }
+        Ok(enabled_probes)
+    }
+
+    /// The engine that runs the enabled probes. `auto` runs the kernel engine when this
+    /// process may trace, and falls back to the user-space engine for programs that
+    /// only use the dtrace provider, which it runs with the same results.
+    fn choose_engine(
+        &self,
+        verified: VerifiedProgram,
+        enabled_probes: &[EnabledProbe],
+        settings: &TracingSettings,
+    ) -> Stage<Box<dyn TracingEngine>> {
+        let user_probes_only = enabled_probes
+            .iter()
+            .all(|enabled| enabled.probe.provider == "dtrace");
+        let privileges = check_tracing_privileges();
+        let use_kernel = match settings.engine_choice {
+            EngineChoice::VirtualMachine => false,
+            EngineChoice::Kernel => true,
+            EngineChoice::Automatic => privileges.is_ok() || !user_probes_only,
         };
-        return run_session(
-            invocation,
+        if !use_kernel {
+            return self.virtual_machine_engine(verified, enabled_probes, settings);
+        }
+        if let Err(failure) = privileges {
+            self.messages.message(&failure.message);
+            return Err(failure.exit_status);
+        }
+        self.kernel_engine(&verified, enabled_probes, settings)
+    }
+
+    /// The user-space engine, which runs only the dtrace provider's probes.
+    fn virtual_machine_engine(
+        &self,
+        verified: VerifiedProgram,
+        enabled_probes: &[EnabledProbe],
+        settings: &TracingSettings,
+    ) -> Stage<Box<dyn TracingEngine>> {
+        if let Some(enabled) = enabled_probes
+            .iter()
+            .find(|enabled| enabled.probe.provider != "dtrace")
+        {
+            self.messages.message(&format!(
+                "could not enable tracing: the vm engine runs only the dtrace provider's probes; {} needs the kernel engine",
+                enabled.probe
+            ));
+            return Err(EXIT_FATAL);
+        }
+        let engine = VirtualMachineEngine::with_buffer_policy(
+            verified,
+            enabled_probes.to_vec(),
+            settings.engine.options,
+            settings.engine.buffer_policy,
+        )
+        .map_err(|error| {
+            self.messages
+                .message(&format!("could not enable tracing: {error}"));
+            EXIT_FATAL
+        })?;
+        Ok(Box::new(engine))
+    }
+
+    /// The kernel engine, with its resize notices printed unless they are quieted.
+    fn kernel_engine(
+        &self,
+        verified: &VerifiedProgram,
+        enabled_probes: &[EnabledProbe],
+        settings: &TracingSettings,
+    ) -> Stage<Box<dyn TracingEngine>> {
+        let probes = self
+            .catalog
+            .probe_entries(enabled_probes.iter().map(|enabled| enabled.probe_id));
+        let mut engine = KernelEngine::with_runtime_options(
+            verified,
+            enabled_probes,
+            &probes,
+            &settings.engine.runtime_options(),
+        )
+        .map_err(|error| {
+            self.messages
+                .message(&format!("could not enable tracing: {error}"));
+            EXIT_FATAL
+        })?;
+        engine.set_message_sink(Rc::clone(&self.messages));
+        if settings.resize_notices {
+            for notice in engine.resize_notices() {
+                self.messages.message(&notice);
+            }
+        }
+        Ok(Box::new(engine))
+    }
+
+    /// Runs the tracing session on `engine`, printing to standard output or the `-o`
+    /// file, and returns its exit status.
+    fn run_session(
+        &self,
+        program: CompiledProgram,
+        enabled_probes: Vec<EnabledProbe>,
+        options: OptionSet,
+        settings: &TracingSettings,
+        engine: &mut dyn TracingEngine,
+        targets: &mut TargetProcesses,
+    ) -> Stage<i32> {
+        let mut output: Box<dyn SessionOutput> = match &self.invocation.output_file {
+            Some(path) => match OutputFile::open_for_appending(path) {
+                Ok(file) => Box::new(file),
+                Err(error) => {
+                    self.messages.message(&format!(
+                        "failed to open output file '{path}': {}",
+                        describe_io_error(&error)
+                    ));
+                    return Err(EXIT_FATAL);
+                }
+            },
+            None => Box::new(StandardOutput::new()),
+        };
+        install_interrupt_handlers();
+        let symbols = SystemSymbols::new(SystemSymbolOptions {
+            noresolve: settings.no_symbol_resolution,
+            ..SystemSymbolOptions::new(settings.session.target_pid)
+        });
+        let mut session = Session::with_symbol_resolver(
             program,
             enabled_probes,
-            &options,
-            &mut engine,
-            targets,
+            settings.session.clone(),
+            &mut *output,
+            Rc::new(symbols),
         );
-    }
-    if let Err(failure) = privileges {
-        complain(&failure.message);
-        return failure.exit_status;
-    }
-    let probes = catalog.probe_entries(enabled_probes.iter().map(|enabled| enabled.probe_id));
-    let debug = options.boolean(DtraceOption::Debug);
-    let mut engine = match KernelEngine::with_buffer_policy(
-        &verified,
-        &enabled_probes,
-        &probes,
-        &engine_options,
-        debug,
-        buffer_policy,
-    ) {
-        Ok(engine) => engine,
-        Err(error) => {
-            complain(&format!("could not enable tracing: {error}"));
-            return EXIT_FATAL;
-        }
-    };
-    if !options.boolean(DtraceOption::QuietResize) && !options.boolean(DtraceOption::Quiet) {
-        for notice in engine.resize_notices() {
-            complain(&notice);
-        }
-    }
-    run_session(
-        invocation,
-        program,
-        enabled_probes,
-        &options,
-        &mut engine,
-        targets,
-    )
-}
-
-/// The interpreter's sizes and limits from the options in effect.
-fn engine_options(options: &OptionSet) -> EngineOptions {
-    let mut engine = EngineOptions::default();
-    let size = |option| options.size(option).or_else(|| options.integer(option));
-    if let Some(strsize) = size(DtraceOption::StrSize) {
-        engine.strsize = strsize.clamp(1, u32::MAX as u64) as u32;
-    }
-    if let Some(bufsize) = size(DtraceOption::BufSize) {
-        engine.buffer_size = bufsize;
-    }
-    if let Some(aggsize) = size(DtraceOption::AggSize) {
-        engine.aggregation_size = aggsize;
-    }
-    if let Some(dynvarsize) = size(DtraceOption::DynVarSize) {
-        engine.dynamic_variable_size = dynvarsize;
-    }
-    if let Some(nspec) = options.integer(DtraceOption::Nspec) {
-        engine.speculation_count = nspec.min(u32::MAX as u64) as u32;
-    }
-    if let Some(specsize) = size(DtraceOption::SpecSize) {
-        engine.speculation_size = specsize;
-    }
-    engine
-}
-
-fn run_session(
-    invocation: &Invocation,
-    program: CompiledProgram,
-    enabled_probes: Vec<EnabledProbe>,
-    options: &OptionSet,
-    engine: &mut dyn TracingEngine,
-    targets: &mut TargetProcesses,
-) -> i32 {
-    let mut output: Box<dyn SessionOutput> = match &invocation.output_file {
-        Some(path) => match OutputFile::open_for_appending(path) {
-            Ok(file) => Box::new(file),
-            Err(error) => {
-                complain(&format!(
-                    "failed to open output file '{path}': {}",
-                    describe_io_error(&error)
-                ));
-                return EXIT_FATAL;
-            }
-        },
-        None => Box::new(StandardOutput::new()),
-    };
-    let settings = SessionSettings::from_options(options, targets.target_pid().map(u64::from));
-    install_interrupt_handlers();
-    let symbols = SystemSymbols::new(SystemSymbolOptions {
-        noresolve: options.boolean(DtraceOption::NoResolve),
-        ..SystemSymbolOptions::new(settings.target_pid)
-    });
-    let mut session = Session::with_symbol_resolver(
-        program,
-        enabled_probes,
-        settings,
-        &mut *output,
-        Rc::new(symbols),
-    );
-    session.set_options(options.clone());
-    let quiet = options.boolean(DtraceOption::Quiet);
-    let mut watch = TargetExitReporter { targets, quiet };
-    match session.run(engine, &mut watch) {
-        Ok(outcome) => outcome.exit_status,
-        Err(message) => {
-            complain(&message);
-            EXIT_FATAL
-        }
+        session.set_message_sink(Rc::clone(&self.messages));
+        session.set_options(options);
+        let mut watch = TargetExitReporter {
+            targets,
+            quiet: settings.quiet,
+        };
+        session
+            .run(engine, &mut watch)
+            .map(|outcome| outcome.exit_status)
+            .map_err(|message| {
+                self.messages.message(&message);
+                EXIT_FATAL
+            })
     }
 }

@@ -10,6 +10,7 @@
 //! reported as a drop. Under `fill` and `ring` the records are printed only once tracing
 //! has stopped.
 
+use std::rc::Rc;
 use std::time::Duration;
 
 use difvm::engine::{AggregationEntry, BufferPolicy, DropCounters, EngineOptions};
@@ -17,11 +18,12 @@ use difvm::object::EnabledProbe;
 use difvm::verify::VerifiedProgram;
 use kernel_shim::runtime::{RuntimeOptions, RuntimeSession};
 use kernel_shim::sys::{check_bpf_access, online_cpus, BpfAccessError};
-use kernel_shim::translate::{LayoutOptions, TaskStructOffsets};
 use providers::attachment::plan_enabled_probes;
 use providers::provider::ProbeEntry;
 
 use crate::engine::TracingEngine;
+use crate::messages::{MessageSink, StandardStreams};
+use crate::settings::runtime_options;
 use crate::size_notices::kernel_lowered_size_notice;
 
 /// Exit status when this process may not trace (dtrace(1)'s status for Linux non-root).
@@ -52,29 +54,6 @@ pub fn check_tracing_privileges() -> Result<(), PrivilegeFailure> {
     })
 }
 
-/// The kernel engine's sizes from the interpreter's options (the same D options), with
-/// the `switch` buffer policy.
-pub fn runtime_options(options: &EngineOptions, keep_verifier_logs: bool) -> RuntimeOptions {
-    RuntimeOptions {
-        layout: LayoutOptions {
-            strsize: options.strsize,
-            scratch_size: options.scratch_size,
-            aggregation_size: options.aggregation_size,
-            dynamic_variable_size: options.dynamic_variable_size,
-            speculation_count: options.speculation_count,
-            speculation_size: options.speculation_size.min(u32::MAX as u64) as u32,
-            // `ppid` and `progenyof()` walk task_struct, whose member offsets come
-            // from the running kernel's BTF; without BTF those two fail to translate
-            // with a clear error.
-            task_offsets: TaskStructOffsets::from_running_kernel().ok(),
-            ..LayoutOptions::default()
-        },
-        buffer_size: options.buffer_size,
-        buffer_policy: BufferPolicy::Switch,
-        keep_verifier_logs,
-    }
-}
-
 /// The engine the session drives when probes run in the kernel.
 pub struct KernelEngine {
     session: RuntimeSession,
@@ -84,6 +63,8 @@ pub struct KernelEngine {
     end_cpu: Option<u32>,
     /// The last counters read, for when reading fails.
     last_drops: std::cell::RefCell<DropCounters>,
+    /// Where a failed aggregation snapshot is reported.
+    messages: Rc<dyn MessageSink>,
 }
 
 impl std::fmt::Debug for KernelEngine {
@@ -107,34 +88,27 @@ impl KernelEngine {
         options: &EngineOptions,
         debug: bool,
     ) -> Result<KernelEngine, String> {
-        KernelEngine::with_buffer_policy(
+        KernelEngine::with_runtime_options(
             program,
             enabled_probes,
             probes,
-            options,
-            debug,
-            BufferPolicy::Switch,
+            &runtime_options(options, BufferPolicy::Switch, debug),
         )
     }
 
-    /// As [`KernelEngine::new`], with principal buffers that follow `buffer_policy`.
-    pub fn with_buffer_policy(
+    /// As [`KernelEngine::new`], with the runtime options `runtime` (sizes, buffer
+    /// policy, and `debug` as `keep_verifier_logs`).
+    pub fn with_runtime_options(
         program: &VerifiedProgram,
         enabled_probes: &[EnabledProbe],
         probes: &[ProbeEntry],
-        options: &EngineOptions,
-        debug: bool,
-        buffer_policy: BufferPolicy,
+        runtime: &RuntimeOptions,
     ) -> Result<KernelEngine, String> {
         let plans = plan_enabled_probes(enabled_probes, probes)?;
-        let runtime = RuntimeOptions {
-            buffer_policy,
-            ..runtime_options(options, debug)
-        };
         let session =
-            RuntimeSession::new(program, enabled_probes, &plans, &runtime).map_err(|error| {
+            RuntimeSession::new(program, enabled_probes, &plans, runtime).map_err(|error| {
                 let log = error.verifier_log();
-                if debug && !log.is_empty() {
+                if runtime.keep_verifier_logs && !log.is_empty() {
                     format!("{error}\nverifier log:\n{}", log.trim_end())
                 } else {
                     error.to_string()
@@ -146,7 +120,13 @@ impl KernelEngine {
             begin_cpu: None,
             end_cpu: None,
             last_drops: std::cell::RefCell::new(DropCounters::default()),
+            messages: Rc::new(StandardStreams),
         })
+    }
+
+    /// Reports failed aggregation snapshots to `messages` (standard error by default).
+    pub fn set_message_sink(&mut self, messages: Rc<dyn MessageSink>) {
+        self.messages = messages;
     }
 
     /// Notices (the text after `dtrace: `) about sizes the kernel engine lowered, to
@@ -200,7 +180,8 @@ impl TracingEngine for KernelEngine {
         // this one could not; it is reported all the same, since the last drain has no
         // next one.
         self.session.take_aggregations().unwrap_or_else(|error| {
-            eprintln!("dtrace: failed to snapshot aggregations: {error}");
+            self.messages
+                .message(&format!("failed to snapshot aggregations: {error}"));
             Vec::new()
         })
     }

@@ -1,5 +1,5 @@
-//! The consumer: session, record decoding, formatting, aggregations, speculations.
-pub mod aggregation_output;
+//! The consumer: session, record decoding, aggregation state, rendering, speculations.
+pub mod aggregation_state;
 pub mod catalog;
 pub mod engine;
 pub mod invocation;
@@ -7,14 +7,14 @@ pub mod kernel_engine;
 pub mod messages;
 pub mod options;
 pub mod preprocess;
-pub mod printf;
 pub mod probe_listing;
 pub mod record;
+pub mod render;
 pub mod session;
 pub mod session_output;
+pub mod settings;
 pub mod signals;
 pub mod size_notices;
 pub mod symbolize;
 pub mod target_process;
-pub mod trace_output;
 pub mod vm_context;

@@ -1,11 +1,92 @@
-//! The consumer's runtime messages (§12.9): drop reports and the classic runtime error
-//! message printed by the default ERROR handler. Texts are returned without the
-//! `dtrace: ` program prefix and without the final newline; the session adds both when
-//! it writes them to stderr.
+//! The consumer's messages: the one [`MessageSink`] every diagnostic and notice of a
+//! run passes through (errors, warnings, notices, drop and fault reports, and the texts
+//! dtrace(1) prints on standard output for `-V`, `-v` and `-l`), and the texts of the
+//! runtime messages (§12.9): drop reports and the classic runtime error message printed
+//! by the default ERROR handler. Texts are built without the `dtrace: ` program prefix
+//! and without the final newline; [`MessageSink::message`] adds both.
+
+use std::cell::RefCell;
+use std::io::Write;
 
 use difvm::object::{FaultCode, ProbeDescription};
 
 use crate::record::RecordValue;
+
+/// Where a run's diagnostics and notices go. Every method writes after what was already
+/// written to standard output, so that a message follows the output it is about (the
+/// session flushes its own output, which may be a file, before it reports).
+pub trait MessageSink {
+    /// `dtrace: MESSAGE` and a newline on the diagnostic stream.
+    fn message(&self, message: &str);
+    /// `text` as it is on the diagnostic stream: texts that carry their own prefixes
+    /// and newlines (the compiler's error messages, the `-S` DIF listing, cpp's
+    /// diagnostics).
+    fn diagnostic_text(&self, text: &str);
+    /// `text` as it is on standard output: the texts dtrace(1) prints there besides the
+    /// trace output (the `-V` banner, the `-v` stability reports, the `-l` listing).
+    fn report(&self, text: &str);
+}
+
+/// The process's standard error (and standard output for reports), as dtrace(1)
+/// writes its messages.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StandardStreams;
+
+impl MessageSink for StandardStreams {
+    fn message(&self, message: &str) {
+        // Standard output is flushed first, so that on a terminal (or one file taking
+        // both streams) the message comes after the output it follows.
+        let _ = std::io::stdout().flush();
+        eprintln!("dtrace: {message}");
+    }
+
+    fn diagnostic_text(&self, text: &str) {
+        let _ = std::io::stdout().flush();
+        eprint!("{text}");
+    }
+
+    fn report(&self, text: &str) {
+        print!("{text}");
+    }
+}
+
+/// A sink that keeps what it is given, for tests: the diagnostic stream and standard
+/// output as two texts.
+#[derive(Debug, Default)]
+pub struct CapturedMessages {
+    diagnostics: RefCell<String>,
+    reports: RefCell<String>,
+}
+
+impl CapturedMessages {
+    pub fn new() -> CapturedMessages {
+        CapturedMessages::default()
+    }
+
+    /// Everything written to the diagnostic stream so far.
+    pub fn diagnostics(&self) -> String {
+        self.diagnostics.borrow().clone()
+    }
+
+    /// Everything written to standard output so far.
+    pub fn reports(&self) -> String {
+        self.reports.borrow().clone()
+    }
+}
+
+impl MessageSink for CapturedMessages {
+    fn message(&self, message: &str) {
+        self.diagnostic_text(&format!("dtrace: {message}\n"));
+    }
+
+    fn diagnostic_text(&self, text: &str) {
+        self.diagnostics.borrow_mut().push_str(text);
+    }
+
+    fn report(&self, text: &str) {
+        self.reports.borrow_mut().push_str(text);
+    }
+}
 
 /// The kinds of drops DTrace reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

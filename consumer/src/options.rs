@@ -27,7 +27,10 @@
 
 use std::fmt;
 
+mod error;
 mod value_syntax;
+
+pub use error::OptionError;
 
 use value_syntax::{
     is_valid_attribute_triple, parse_c_integer, LARGEST_OPTION_VALUE, NANOSECONDS_PER_SECOND,
@@ -130,43 +133,6 @@ pub enum OptionOrigin {
     Pragma,
     /// The `setopt()` action, processed by the consumer while tracing is active.
     Setopt,
-}
-
-/// Why setting an option failed; `message()` is libdtrace's error text.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OptionError {
-    /// EDT_BADOPTNAME.
-    InvalidOptionName,
-    /// EDT_BADOPTVAL.
-    InvalidValue,
-    /// EDT_BADOPTCTX: the option is refused inside a D program.
-    NotFromProgram,
-    /// EDT_ACTIVE: a non-dynamic runtime option was changed while tracing.
-    TracingActive,
-    /// EDT_VERSINVAL: the `version` value is malformed or a component is too large.
-    MalformedVersion,
-    /// EDT_VERSUNDEF: the `version` value names no D version this compiler knows.
-    UnsupportedVersion,
-}
-
-impl OptionError {
-    /// libdtrace's text for the error (EDT_VERSINVAL's wording is unverified).
-    pub fn message(self) -> &'static str {
-        match self {
-            OptionError::InvalidOptionName => "Invalid option name",
-            OptionError::InvalidValue => "Invalid value for specified option",
-            OptionError::NotFromProgram => "Option cannot be used from within a D program",
-            OptionError::TracingActive => "Operation illegal when tracing is active",
-            OptionError::MalformedVersion => "Version is not properly formatted or is too large",
-            OptionError::UnsupportedVersion => "Requested version is not supported by compiler",
-        }
-    }
-}
-
-impl fmt::Display for OptionError {
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter.write_str(self.message())
-    }
 }
 
 /// How the failed setting was written, which selects the message form.

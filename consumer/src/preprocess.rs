@@ -1,6 +1,6 @@
 //! `-C`: running a D script through the C preprocessor before compiling it
 //! (D-REFERENCE.md §1.10), with DTrace's predefined macros and the `-D -U -I -H -X`
-//! options.
+//! options (`crate::settings` derives the [`PreprocessorSettings`] from the option set).
 //!
 //! How cpp is run, and why:
 //! * The program is `cpppath`, else `/usr/bin/cpp`, else `cpp` along `PATH`.
@@ -38,7 +38,7 @@ use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use crate::options::{DVersion, DtraceOption, OptionSet};
+use crate::options::{DVersion, DtraceOption};
 
 /// The preprocessor tried first when `cpppath` is not set.
 pub const DEFAULT_CPP_PATH: &str = "/usr/bin/cpp";
@@ -150,40 +150,6 @@ impl Default for PreprocessorSettings {
 }
 
 impl PreprocessorSettings {
-    /// The settings held by `options`. An option set keeps each list separately, so the
-    /// user's arguments come out as all `define`s, then all `undef`s, then all `incdir`s;
-    /// a caller that knows the command-line order can rebuild `arguments` with
-    /// [`PreprocessorArgument::from_option`].
-    pub fn from_options(options: &OptionSet) -> PreprocessorSettings {
-        let mut arguments = Vec::new();
-        for option in [
-            DtraceOption::Define,
-            DtraceOption::Undef,
-            DtraceOption::IncDir,
-        ] {
-            for value in options.texts(option) {
-                arguments.extend(PreprocessorArgument::from_option(option, value));
-            }
-        }
-        let extra_arguments = options
-            .texts(DtraceOption::CppArgs)
-            .iter()
-            .flat_map(|text| text.split_whitespace().map(str::to_string))
-            .collect();
-        PreprocessorSettings {
-            cpp_path: options.text(DtraceOption::CppPath).map(str::to_string),
-            arguments,
-            extra_arguments,
-            print_included_headers: options.boolean(DtraceOption::CppHdrs),
-            conformance: options
-                .word(DtraceOption::Stdc)
-                .and_then(Conformance::from_word)
-                .unwrap_or_default(),
-            d_version: options.d_version(),
-            data_model: DataModel::Lp64,
-        }
-    }
-
     /// The preprocessor program to run.
     pub fn program(&self) -> String {
         match &self.cpp_path {

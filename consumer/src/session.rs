@@ -4,81 +4,34 @@
 //! and runtime errors, and prints the aggregations at the end (D-REFERENCE.md
 //! §12.4–§12.6, §8.3).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use difvm::aggregation::AggregationRule;
-use difvm::engine::{AggregationEntry, DropCounters};
+use difvm::engine::DropCounters;
+use difvm::format::PrintfFormat;
 use difvm::object::{
     ActionKind, CompiledProgram, EnabledProbe, StatementRole, FREOPEN_RESTORE_TOKEN,
 };
 
-use crate::aggregation_output::{
-    AggregationDisplayOptions, AggregationLayoutOptions, AggregationPrinter,
-    AggregationSortOptions, AggregationTable, AggregationView, PerCpuValues,
-};
+use crate::aggregation_state::table::AggregationTable;
+use crate::aggregation_state::AggregationState;
 use crate::engine::TracingEngine;
 use crate::messages::{
-    describe_io_error, drop_message, library_error_message, DropKind, RuntimeFault,
+    describe_io_error, drop_message, library_error_message, DropKind, MessageSink, RuntimeFault,
+    StandardStreams,
 };
-use crate::options::{DtraceOption, OptionOrigin, OptionSet};
-use crate::printf::symbols::SymbolResolver;
-use crate::printf::PrintfContext;
+use crate::options::{OptionOrigin, OptionSet};
 use crate::record::{decode_record, EnabledProbeIndex, RecordValue};
+use crate::render::aggregation::{AggregationLayoutOptions, AggregationPrinter};
+use crate::render::aggregation_view::AggregationView;
+use crate::render::printf::PrintfContext;
+use crate::render::symbols::SymbolResolver;
+use crate::render::trace::{parsed_format, RecordContext, TraceRenderer};
 use crate::session_output::{OutputFile, SessionOutput};
+use crate::settings::{aggregation_interval, per_cpu_aggregations, SessionSettings};
 use crate::signals::interrupt_count;
 use crate::symbolize::{SystemSymbolOptions, SystemSymbols};
-use crate::trace_output::{RecordContext, TraceOutputOptions, TraceRenderer};
-
-/// One entry of an aggregation table: encoded key tuple and value words.
-type TableEntry = (Vec<u8>, Vec<i64>);
-
-/// How the session prints and paces itself (from the options in effect).
-#[derive(Debug, Clone)]
-pub struct SessionSettings {
-    pub trace: TraceOutputOptions,
-    pub sort: AggregationSortOptions,
-    /// `aggzoom`, `agghist`, `aggpack` and the `utf8` encoding.
-    pub aggregation_display: AggregationDisplayOptions,
-    /// Prefix drop messages with `[DTRACEDROP_*]`.
-    pub droptags: bool,
-    /// How long to wait between buffer reads (`switchrate`).
-    pub switch_interval: Duration,
-    /// The `-c`/`-p` process, for `%A` and user symbols.
-    pub target_pid: Option<u64>,
-}
-
-impl SessionSettings {
-    /// The settings the options in effect give, for a session whose `-c`/`-p` process
-    /// (if any) is `target_pid`.
-    pub fn from_options(options: &OptionSet, target_pid: Option<u64>) -> SessionSettings {
-        SessionSettings {
-            trace: TraceOutputOptions {
-                quiet: options.boolean(DtraceOption::Quiet),
-                flowindent: options.boolean(DtraceOption::FlowIndent),
-                stack_indent: options.integer(DtraceOption::StackIndent).unwrap_or(14) as usize,
-                raw_bytes: options.boolean(DtraceOption::RawBytes),
-            },
-            sort: AggregationSortOptions {
-                sort_by_key: options.boolean(DtraceOption::AggSortKey),
-                reverse: options.boolean(DtraceOption::AggSortRev),
-                key_position: options.integer(DtraceOption::AggSortKeyPos).unwrap_or(0) as usize,
-                aggregation_position: options.integer(DtraceOption::AggSortPos).unwrap_or(0)
-                    as usize,
-            },
-            aggregation_display: AggregationDisplayOptions::from_options(options),
-            droptags: options.boolean(DtraceOption::DropTags),
-            switch_interval: Duration::from_nanos(
-                options
-                    .rate_ns(DtraceOption::SwitchRate)
-                    .unwrap_or(1_000_000_000)
-                    .clamp(1_000_000, 1_000_000_000),
-            ),
-            target_pid,
-        }
-    }
-}
 
 /// The session's view of the `-c`/`-p` processes.
 pub trait TargetWatch {
@@ -88,6 +41,11 @@ pub trait TargetWatch {
     }
     /// True once all target processes are gone (always false with no targets).
     fn all_exited(&mut self) -> bool;
+    /// As [`TargetWatch::all_exited`], writing the notices about the processes seen to
+    /// exit (`pid N has exited`, …) to `messages`.
+    fn report_exits(&mut self, _messages: &dyn MessageSink) -> bool {
+        self.all_exited()
+    }
 }
 
 /// A session without target processes.
@@ -112,15 +70,8 @@ pub struct Session<'o> {
     enabled_probes: Vec<EnabledProbe>,
     settings: SessionSettings,
     renderer: TraceRenderer,
-    aggregations: BTreeMap<u32, AggregationTable>,
-    /// The update and merge rule of every aggregation, by id.
-    aggregation_rules: BTreeMap<u32, AggregationRule>,
-    /// Keys `clear()` zeroed that no data has reached since: the first data replaces
-    /// their zeroes instead of merging with them, so that `min()` and `max()` show only
-    /// what happened after the clear.
-    cleared_keys: BTreeMap<u32, BTreeSet<Vec<u8>>>,
-    /// Each CPU's part of the entries, by aggregation id (`aggpercpu`).
-    per_cpu_values: Option<BTreeMap<u32, PerCpuValues>>,
+    /// The aggregations' merged data (and each CPU's part with `aggpercpu`).
+    aggregations: AggregationState,
     per_cpu_requested: bool,
     /// How often aggregations are snapshotted while tracing (`aggrate`).
     aggregation_interval: Duration,
@@ -137,6 +88,8 @@ pub struct Session<'o> {
     reported_drops: DropCounters,
     /// Turns the records' addresses into symbols (shared with the printers).
     symbols: Rc<dyn SymbolResolver + 'o>,
+    /// Where drop reports, runtime errors and library errors go.
+    messages: Rc<dyn MessageSink + 'o>,
 }
 
 impl<'o> Session<'o> {
@@ -162,28 +115,13 @@ impl<'o> Session<'o> {
         symbols: Rc<dyn SymbolResolver + 'o>,
     ) -> Session<'o> {
         let renderer = TraceRenderer::new(settings.trace);
-        let aggregations = program
-            .aggregations
-            .iter()
-            .map(|aggregation| (aggregation.id, AggregationTable::new()))
-            .collect();
-        let aggregation_rules = program
-            .aggregations
-            .iter()
-            .filter_map(|aggregation| {
-                let rule = AggregationRule::new(&aggregation.function).ok()?;
-                Some((aggregation.id, rule))
-            })
-            .collect();
+        let aggregations = AggregationState::new(&program.aggregations);
         Session {
             program,
             enabled_probes,
             settings,
             renderer,
             aggregations,
-            aggregation_rules,
-            cleared_keys: BTreeMap::new(),
-            per_cpu_values: None,
             per_cpu_requested: false,
             aggregation_interval: Duration::from_secs(1),
             options: OptionSet::new(),
@@ -193,7 +131,14 @@ impl<'o> Session<'o> {
             exit_status: None,
             reported_drops: DropCounters::default(),
             symbols,
+            messages: Rc::new(StandardStreams),
         }
+    }
+
+    /// Reports drops, runtime errors, library errors and target exits to `messages`
+    /// (standard error by default).
+    pub fn set_message_sink(&mut self, messages: Rc<dyn MessageSink + 'o>) {
+        self.messages = messages;
     }
 
     /// How often aggregations are snapshotted from the engine while tracing (`aggrate`,
@@ -208,7 +153,7 @@ impl<'o> Session<'o> {
     /// call the session runs with the settings it was made with, and a `setopt()`
     /// starts from the default options.
     pub fn set_options(&mut self, options: OptionSet) {
-        self.per_cpu_requested = options.boolean(DtraceOption::AggPerCpu);
+        self.per_cpu_requested = per_cpu_aggregations(&options);
         self.follow_options(options);
     }
 
@@ -218,11 +163,7 @@ impl<'o> Session<'o> {
     fn follow_options(&mut self, options: OptionSet) {
         self.settings = SessionSettings::from_options(&options, self.settings.target_pid);
         self.renderer.options = self.settings.trace;
-        self.aggregation_interval = Duration::from_nanos(
-            options
-                .rate_ns(DtraceOption::AggRate)
-                .unwrap_or(1_000_000_000),
-        );
+        self.aggregation_interval = aggregation_interval(&options);
         self.options = options;
     }
 
@@ -238,18 +179,12 @@ impl<'o> Session<'o> {
         let mut options = self.options.clone();
         match options.set(name, value, OptionOrigin::Setopt) {
             Ok(()) => self.follow_options(options),
-            Err(failure) => {
-                let _ = self.current_output().flush();
-                eprintln!(
-                    "dtrace: {}",
-                    library_error_message(
-                        record.epid,
-                        record.probe_id,
-                        record.probe,
-                        &failure.message()
-                    )
-                );
-            }
+            Err(failure) => self.report(&library_error_message(
+                record.epid,
+                record.probe_id,
+                record.probe,
+                &failure.message(),
+            )),
         }
     }
 
@@ -266,13 +201,8 @@ impl<'o> Session<'o> {
         targets: &mut dyn TargetWatch,
     ) -> Result<SessionOutcome, String> {
         if self.per_cpu_requested {
-            let cpus = engine.keep_per_cpu_aggregations();
-            self.per_cpu_values = Some(
-                self.aggregations
-                    .keys()
-                    .map(|id| (*id, PerCpuValues::new(cpus.clone())))
-                    .collect(),
-            );
+            self.aggregations
+                .keep_per_cpu_values(engine.keep_per_cpu_aggregations());
         }
         engine.go()?;
         targets.tracing_started()?;
@@ -289,7 +219,7 @@ impl<'o> Session<'o> {
             // the clear()s and trunc()s they carry come first), which keeps the per-CPU
             // parts and the kernel's baseline current between printa()s.
             if last_aggregation_snapshot.elapsed() >= self.aggregation_interval {
-                self.absorb_aggregations(engine.drain_aggregations());
+                self.aggregations.absorb(engine.drain_aggregations());
                 last_aggregation_snapshot = Instant::now();
             }
             if interrupt_count() > 0 {
@@ -297,7 +227,7 @@ impl<'o> Session<'o> {
                 self.write("\n")?;
                 break;
             }
-            if engine.exit_requested() || targets.all_exited() {
+            if engine.exit_requested() || targets.report_exits(&*self.messages) {
                 break;
             }
         }
@@ -311,7 +241,7 @@ impl<'o> Session<'o> {
         self.write("\n")?;
         // A second signal makes dtrace impatient: it skips the aggregation report.
         if interrupt_count() < 2 {
-            self.absorb_aggregations(engine.drain_aggregations());
+            self.aggregations.absorb(engine.drain_aggregations());
             self.print_unprinted_aggregations()?;
         }
         self.current_output()
@@ -320,6 +250,12 @@ impl<'o> Session<'o> {
         Ok(SessionOutcome {
             exit_status: self.exit_status.unwrap_or(0) as i32,
         })
+    }
+
+    /// Writes `dtrace: MESSAGE` to the message sink, after what the session has printed.
+    fn report(&mut self, message: &str) {
+        let _ = self.current_output().flush();
+        self.messages.message(message);
     }
 
     fn write(&mut self, text: &str) -> Result<(), String> {
@@ -357,15 +293,16 @@ impl<'o> Session<'o> {
             match OutputFile::open_for_appending(path) {
                 Ok(file) => Some(file),
                 Err(error) => {
-                    let _ = self.current_output().flush();
                     let message = format!(
                         "couldn't freopen() \"{path}\": {}",
                         describe_io_error(&error)
                     );
-                    eprintln!(
-                        "dtrace: {}",
-                        library_error_message(record.epid, record.probe_id, record.probe, &message)
-                    );
+                    self.report(&library_error_message(
+                        record.epid,
+                        record.probe_id,
+                        record.probe,
+                        &message,
+                    ));
                     return Ok(());
                 }
             }
@@ -377,64 +314,6 @@ impl<'o> Session<'o> {
         Ok(())
     }
 
-    /// Merges drained per-CPU aggregation data into the consumer's tables. Keys a table
-    /// does not hold yet are gathered and sorted, then added in one bulk insertion when
-    /// they are many, which keeps a snapshot of a million new keys from walking the table
-    /// a million times.
-    fn absorb_aggregations(&mut self, entries: Vec<AggregationEntry>) {
-        let mut fresh: BTreeMap<u32, Vec<TableEntry>> = BTreeMap::new();
-        for entry in entries {
-            let Some(rule) = self.aggregation_rules.get(&entry.aggregation) else {
-                continue;
-            };
-            let replace = self
-                .cleared_keys
-                .get_mut(&entry.aggregation)
-                .is_some_and(|cleared| cleared.remove(&entry.key));
-            if let Some(per_cpu) = self
-                .per_cpu_values
-                .as_mut()
-                .and_then(|tables| tables.get_mut(&entry.aggregation))
-            {
-                per_cpu.absorb(rule, &entry.key, &entry.per_cpu, replace);
-            }
-            let table = self.aggregations.entry(entry.aggregation).or_default();
-            match table.entries.get_mut(&entry.key) {
-                Some(words) if replace => *words = entry.value,
-                Some(words) => rule.merge(words, &entry.value),
-                None => fresh
-                    .entry(entry.aggregation)
-                    .or_default()
-                    .push((entry.key, entry.value)),
-            }
-        }
-        for (aggregation, mut new_entries) in fresh {
-            let (Some(rule), Some(table)) = (
-                self.aggregation_rules.get(&aggregation),
-                self.aggregations.get_mut(&aggregation),
-            ) else {
-                continue;
-            };
-            // A key can come twice (changes held back by a clear(), then newer ones):
-            // the stable sort keeps them in delivery order for merging.
-            new_entries.sort_by(|left, right| left.0.cmp(&right.0));
-            let mut merged: Vec<TableEntry> = Vec::with_capacity(new_entries.len());
-            for (key, value) in new_entries {
-                match merged.last_mut() {
-                    Some((last, words)) if *last == key => rule.merge(words, &value),
-                    _ => merged.push((key, value)),
-                }
-            }
-            // Appending rebuilds the whole table, which pays only when it grows a lot.
-            if merged.len() * 8 < table.entries.len() {
-                table.entries.extend(merged);
-            } else {
-                let mut added: BTreeMap<Vec<u8>, Vec<i64>> = merged.into_iter().collect();
-                table.entries.append(&mut added);
-            }
-        }
-    }
-
     /// `clear(@a)`: the values gathered so far become zero (the keys stay), and only
     /// later data counts, for every function (`min()` and `max()` included).
     fn clear_aggregation(
@@ -443,19 +322,8 @@ impl<'o> Session<'o> {
         aggregation: u32,
     ) -> Result<(), String> {
         let before = engine.begin_aggregation_generation(aggregation)?;
-        self.absorb_aggregations(before);
-        if let Some(table) = self.aggregations.get_mut(&aggregation) {
-            table.clear_values();
-            self.cleared_keys
-                .insert(aggregation, table.entries.keys().cloned().collect());
-        }
-        if let Some(per_cpu) = self
-            .per_cpu_values
-            .as_mut()
-            .and_then(|tables| tables.get_mut(&aggregation))
-        {
-            per_cpu.clear_values();
-        }
+        self.aggregations.absorb(before);
+        self.aggregations.clear(aggregation);
         engine.finish_aggregation_generation(aggregation, &[]);
         Ok(())
     }
@@ -469,30 +337,8 @@ impl<'o> Session<'o> {
         keep: Option<i64>,
     ) -> Result<(), String> {
         let before = engine.begin_aggregation_generation(aggregation)?;
-        self.absorb_aggregations(before);
-        let mut kept: Vec<Vec<u8>> = Vec::new();
-        if let (Some(table), Some(description), Some(rule)) = (
-            self.aggregations.get_mut(&aggregation),
-            self.program
-                .aggregations
-                .iter()
-                .find(|a| a.id == aggregation),
-            self.aggregation_rules.get(&aggregation),
-        ) {
-            table.truncate(rule, description, keep);
-            kept = table.entries.keys().cloned().collect();
-            let remaining = &table.entries;
-            if let Some(cleared) = self.cleared_keys.get_mut(&aggregation) {
-                cleared.retain(|key| remaining.contains_key(key));
-            }
-            if let Some(per_cpu) = self
-                .per_cpu_values
-                .as_mut()
-                .and_then(|tables| tables.get_mut(&aggregation))
-            {
-                per_cpu.retain_keys(|key| remaining.contains_key(key));
-            }
-        }
+        self.aggregations.absorb(before);
+        let kept = self.aggregations.truncate(aggregation, keep);
         engine.finish_aggregation_generation(aggregation, &kept);
         Ok(())
     }
@@ -559,8 +405,7 @@ impl<'o> Session<'o> {
                 .map(|(enabled, _)| (enabled.probe_id, enabled.probe.clone()))
         });
         if let Some(fault) = fault {
-            let _ = self.current_output().flush();
-            eprintln!("dtrace: {}", fault.message());
+            self.report(&fault.message());
         }
     }
 
@@ -587,8 +432,8 @@ impl<'o> Session<'o> {
                 format,
                 aggregations,
             } => {
-                self.absorb_aggregations(engine.drain_aggregations());
-                self.print_aggregations(text, format.as_deref(), aggregations)?;
+                self.aggregations.absorb(engine.drain_aggregations());
+                self.print_aggregations(text, format.as_ref(), aggregations)?;
             }
             ActionKind::Clear { aggregation } => {
                 self.clear_aggregation(engine, *aggregation)?;
@@ -599,14 +444,10 @@ impl<'o> Session<'o> {
             }
             ActionKind::Normalize { aggregation } => {
                 let divisor = values.first().and_then(RecordValue::as_i64).unwrap_or(1);
-                if let Some(table) = self.aggregations.get_mut(aggregation) {
-                    table.normalize(divisor as u64);
-                }
+                self.aggregations.normalize(*aggregation, divisor as u64);
             }
             ActionKind::Denormalize { aggregation } => {
-                if let Some(table) = self.aggregations.get_mut(aggregation) {
-                    table.denormalize();
-                }
+                self.aggregations.denormalize(*aggregation);
             }
             ActionKind::Setopt { name, value } => {
                 self.set_option_while_tracing(record, name, value.as_deref());
@@ -658,7 +499,7 @@ impl<'o> Session<'o> {
     fn print_aggregations(
         &mut self,
         text: &mut String,
-        format: Option<&str>,
+        format: Option<&PrintfFormat>,
         ids: &[u32],
     ) -> Result<(), String> {
         let resolver = Rc::clone(&self.symbols);
@@ -677,11 +518,8 @@ impl<'o> Session<'o> {
             let Some(description) = self.program.aggregations.iter().find(|a| a.id == *id) else {
                 continue;
             };
-            let table = self.aggregations.get(id).unwrap_or(&empty);
-            let per_cpu = self
-                .per_cpu_values
-                .as_ref()
-                .and_then(|tables| tables.get(id));
+            let table = self.aggregations.table(*id).unwrap_or(&empty);
+            let per_cpu = self.aggregations.per_cpu_values(*id);
             views.push(
                 AggregationView::new(description, table)
                     .map_err(|e| e.to_string())?
@@ -691,13 +529,9 @@ impl<'o> Session<'o> {
         let printed = match format {
             None => printer.render_printa(text, &views),
             Some(format) => {
-                let parsed = self
-                    .renderer
-                    .parsed_format(format)
-                    .map_err(|e| e.to_string())?
-                    .clone();
+                let parsed = parsed_format(format).map_err(|e| e.to_string())?;
                 printer
-                    .render_printa_formatted(text, &parsed, &views, self.settings.target_pid)
+                    .render_printa_formatted(text, parsed, &views, self.settings.target_pid)
                     .map_err(|e| e.to_string())?
             }
         };
@@ -723,16 +557,13 @@ impl<'o> Session<'o> {
             if self.printed_aggregations.contains(&description.id) {
                 continue;
             }
-            let Some(table) = self.aggregations.get(&description.id) else {
+            let Some(table) = self.aggregations.table(description.id) else {
                 continue;
             };
             if table.entries.is_empty() {
                 continue;
             }
-            let per_cpu = self
-                .per_cpu_values
-                .as_ref()
-                .and_then(|tables| tables.get(&description.id));
+            let per_cpu = self.aggregations.per_cpu_values(description.id);
             views.push(
                 AggregationView::new(description, table)
                     .map_err(|e| e.to_string())?
@@ -802,11 +633,8 @@ impl<'o> Session<'o> {
                 messages.push(drop_message(kind, now - before, 0, droptags));
             }
         }
-        if !messages.is_empty() {
-            let _ = self.current_output().flush();
-            for message in messages {
-                eprintln!("dtrace: {message}");
-            }
+        for message in messages {
+            self.report(&message);
         }
         self.reported_drops = current;
     }

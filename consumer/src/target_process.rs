@@ -33,6 +33,7 @@ use std::time::{Duration, Instant};
 
 use kernel_shim::sys::errno_description;
 
+use crate::messages::{MessageSink, StandardStreams};
 use crate::session::TargetWatch;
 
 /// The search path `execvp` uses when `PATH` is unset (glibc's default).
@@ -739,8 +740,10 @@ impl Drop for TargetProcesses {
     }
 }
 
-/// The session's view of the target processes: each check reaps what exited and prints
-/// the classic notice (`dtrace: pid N has exited`, …) on stderr unless `quiet`.
+/// The session's view of the target processes: each check reaps what exited and
+/// reports the classic notice (`dtrace: pid N has exited`, …) unless `quiet`, to the
+/// session's message sink (to standard error when asked through
+/// [`TargetWatch::all_exited`]).
 pub struct TargetExitReporter<'t> {
     pub targets: &'t mut TargetProcesses,
     pub quiet: bool,
@@ -754,12 +757,14 @@ impl TargetWatch for TargetExitReporter<'_> {
     }
 
     fn all_exited(&mut self) -> bool {
+        self.report_exits(&StandardStreams)
+    }
+
+    fn report_exits(&mut self, messages: &dyn MessageSink) -> bool {
         let exits = self.targets.poll_exits();
-        if !self.quiet && !exits.is_empty() {
-            use std::io::Write;
-            let _ = std::io::stdout().flush();
+        if !self.quiet {
             for exit in exits {
-                eprintln!("dtrace: {}", exit.notice());
+                messages.message(&exit.notice());
             }
         }
         self.targets.all_exited()

@@ -3,16 +3,20 @@
 //! `aggpack` (quantize/lquantize distributions packed on one line), and the Unicode
 //! bars of the `utf8` encoding, as DTrace's libdtrace prints them.
 
-use consumer::aggregation_output::histogram::HistogramStyle;
-use consumer::aggregation_output::{
-    digit_width, packed_key_width, AggregationDisplayOptions, AggregationLayoutOptions,
-    AggregationPrinter, AggregationSortOptions, AggregationTable, AggregationView,
-};
+use consumer::aggregation_state::table::AggregationTable;
 use consumer::options::{DtraceOption, OptionOrigin, OptionSet};
-use consumer::printf::symbols::NoSymbols;
+use consumer::render::aggregation::{
+    packed_key_width, AggregationLayoutOptions, AggregationPrinter,
+};
+use consumer::render::aggregation_sorting::AggregationSortOptions;
+use consumer::render::aggregation_view::AggregationView;
+use consumer::render::display_options::AggregationDisplayOptions;
+use consumer::render::histogram::HistogramStyle;
+use consumer::render::packed_histogram::digit_width;
+use consumer::render::symbols::NoSymbols;
 use difvm::aggregation::{quantize_bucket, LinearQuantization, QUANTIZE_BUCKET_COUNT};
 use difvm::object::{AggregationDescription, AggregationFunction, RecordSlot, ValueLayout};
-use dlang::format::FormatString;
+use dlang::format::{FormatString, ParseFormat};
 
 const STRING_SIZE: u32 = 32;
 const TITLE: &str = "------------- Distribution -------------";

@@ -2,15 +2,15 @@
 //! reference's histogram examples), sort orders, printa() with and without a format,
 //! joined aggregations, and clear/trunc/normalize.
 
-use consumer::aggregation_output::{
-    AggregationLayoutOptions, AggregationPrinter, AggregationSortOptions, AggregationTable,
-    AggregationView,
-};
-use consumer::printf::symbols::{NoSymbols, SymbolLookup, SymbolName, SymbolResolver};
-use consumer::trace_output::render_hex_dump;
+use consumer::aggregation_state::table::AggregationTable;
+use consumer::render::aggregation::{AggregationLayoutOptions, AggregationPrinter};
+use consumer::render::aggregation_sorting::AggregationSortOptions;
+use consumer::render::aggregation_view::AggregationView;
+use consumer::render::bytes::render_hex_dump;
+use consumer::render::symbols::{NoSymbols, SymbolLookup, SymbolName, SymbolResolver};
 use difvm::aggregation::{quantize_bucket, AggregationRule, LinearQuantization};
 use difvm::object::{AggregationDescription, AggregationFunction, RecordSlot, ValueLayout};
-use dlang::format::FormatString;
+use dlang::format::{FormatString, ParseFormat};
 
 const STRING_SIZE: u32 = 16;
 

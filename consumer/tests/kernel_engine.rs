@@ -8,13 +8,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use consumer::aggregation_output::{AggregationDisplayOptions, AggregationSortOptions};
 use consumer::catalog::RegistryCatalog;
 use consumer::engine::{TracingEngine, VirtualMachineEngine};
 use consumer::invocation::enable_statements;
 use consumer::kernel_engine::{check_tracing_privileges, KernelEngine, EXIT_NO_PRIVILEGE};
-use consumer::session::{Session, SessionSettings, TargetWatch};
-use consumer::trace_output::TraceOutputOptions;
+use consumer::render::aggregation_sorting::AggregationSortOptions;
+use consumer::render::display_options::AggregationDisplayOptions;
+use consumer::render::trace::TraceOutputOptions;
+use consumer::session::{Session, TargetWatch};
+use consumer::settings::SessionSettings;
 use difvm::engine::{AggregationEntry, DropCounters, EngineOptions};
 use difvm::object::{CompiledProgram, EnabledProbe};
 use difvm::verify::{verify_program, VerifiedProgram};

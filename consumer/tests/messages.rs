@@ -1,6 +1,11 @@
-//! Tests of the drop reports and the classic runtime error messages.
+//! Tests of the drop reports, the classic runtime error messages and the message sink.
 
-use consumer::messages::{drop_message, library_error_message, DropKind, RuntimeFault};
+use std::rc::Rc;
+
+use consumer::invocation::{run_with_messages, Invocation, Mode, EXIT_USAGE};
+use consumer::messages::{
+    drop_message, library_error_message, CapturedMessages, DropKind, MessageSink, RuntimeFault,
+};
 use consumer::record::RecordValue;
 use difvm::object::{FaultCode, ProbeDescription};
 
@@ -167,4 +172,51 @@ fn faults_from_the_error_handler_record() {
         RuntimeFault::from_error_record(&strange, probe_of).unwrap().message(),
         "error on enabled probe ID 7 (ID 42: dtrace:::BEGIN): unknown fault in predicate at DIF offset 5"
     );
+}
+
+fn invocation(mode: Mode) -> Invocation {
+    Invocation {
+        mode,
+        programs: Vec::new(),
+        options: Vec::new(),
+        operands: Vec::new(),
+        targets: Vec::new(),
+        output_file: None,
+        compile_only: false,
+        verbose: false,
+        anonymous: false,
+    }
+}
+
+#[test]
+fn a_run_writes_its_reports_and_messages_to_its_sink() {
+    let messages = Rc::new(CapturedMessages::new());
+    assert_eq!(
+        run_with_messages(&invocation(Mode::Version), messages.clone()),
+        0
+    );
+    assert_eq!(messages.reports(), "dtrace: Sun D 1.13\n");
+    assert_eq!(messages.diagnostics(), "");
+    let anonymous = Invocation {
+        anonymous: true,
+        ..invocation(Mode::Execute)
+    };
+    assert_eq!(run_with_messages(&anonymous, messages.clone()), EXIT_USAGE);
+    assert_eq!(
+        messages.diagnostics(),
+        "dtrace: anonymous tracing (-a, -A) is not supported\n"
+    );
+}
+
+#[test]
+fn captured_messages_keep_the_two_streams_apart() {
+    let messages = CapturedMessages::new();
+    messages.message("no probes matched");
+    messages.report("listing\n");
+    messages.diagnostic_text("raw text");
+    assert_eq!(
+        messages.diagnostics(),
+        "dtrace: no probes matched\nraw text"
+    );
+    assert_eq!(messages.reports(), "listing\n");
 }

@@ -4,18 +4,18 @@
 
 use std::ffi::CString;
 
-use consumer::aggregation_output::histogram::HistogramStyle;
-use consumer::printf::c_format::{
+use consumer::record::{RecordValue, StackFrames};
+use consumer::render::c_format::{
     format_bytes_as_string, format_float, format_signed, format_unsigned, CFormatSpec, Radix,
 };
-use consumer::printf::symbols::{NoSymbols, SymbolLookup, SymbolName, SymbolResolver};
-use consumer::printf::{
+use consumer::render::histogram::HistogramStyle;
+use consumer::render::printf::{
     escape_bytes, format_printa_entry, format_printf, time, AggregationValue, PrintfContext,
 };
-use consumer::record::{RecordValue, StackFrames};
+use consumer::render::symbols::{NoSymbols, SymbolLookup, SymbolName, SymbolResolver};
 use difvm::aggregation::AggregationRule;
 use difvm::object::{AggregationFunction, SymbolFormat};
-use dlang::format::FormatString;
+use dlang::format::{FormatString, ParseFormat};
 
 /// The C library's output for a format with one argument.
 fn c_snprintf(format: &str, argument: CArgument) -> String {

@@ -9,6 +9,7 @@ use difvm::object::{
     Action, ActionKind, ActionValue, EnabledProbe, ProbeDescription, RecordSlot, Statement,
     StatementRole, SymbolFormat, ValueLayout,
 };
+use dlang::format::compile_format;
 
 fn slot(offset: u32, size: u32, layout: ValueLayout) -> RecordSlot {
     RecordSlot {
@@ -205,7 +206,7 @@ fn recorded(kind: ActionKind, slots: Vec<RecordSlot>) -> Action {
 fn whole_records_decode_per_action() {
     let printf = recorded(
         ActionKind::Printf {
-            format: "%s %d".into(),
+            format: compile_format("%s %d"),
         },
         vec![
             slot(0, 8, ValueLayout::String),

@@ -5,10 +5,12 @@
 
 use std::time::Duration;
 
-use consumer::aggregation_output::{AggregationDisplayOptions, AggregationSortOptions};
 use consumer::engine::{TracingEngine, VirtualMachineEngine};
-use consumer::session::{Session, SessionSettings, TargetWatch};
-use consumer::trace_output::TraceOutputOptions;
+use consumer::render::aggregation_sorting::AggregationSortOptions;
+use consumer::render::display_options::AggregationDisplayOptions;
+use consumer::render::trace::TraceOutputOptions;
+use consumer::session::{Session, TargetWatch};
+use consumer::settings::SessionSettings;
 use difvm::engine::{AggregationEntry, DropCounters, EngineOptions};
 use difvm::object::{CompiledProgram, EnabledProbe};
 use difvm::verify::verify_program;

@@ -5,12 +5,12 @@
 
 use std::path::PathBuf;
 
-use consumer::printf::c_format::CFormatSpec;
-use consumer::printf::symbols::{
+use consumer::record::StackFrames;
+use consumer::render::c_format::CFormatSpec;
+use consumer::render::symbols::{
     kernel_address_text, kernel_module_text, kernel_symbol_text, render_user_stack,
     user_address_text, user_module_text, user_symbol_text, SymbolResolver,
 };
-use consumer::record::StackFrames;
 use consumer::symbolize::kernel::KernelSymbolTable;
 use consumer::symbolize::user::{MappingStore, ProcessIdentity, UserSymbols};
 use consumer::symbolize::{SystemSymbolOptions, SystemSymbols};

@@ -1,13 +1,13 @@
 //! Golden tests of the default per-firing output: header, record prefix, trace() formats,
 //! strings, hex dumps, stacks, symbols, printf, quiet mode and flowindent.
 
-use consumer::printf::symbols::{NoSymbols, SymbolLookup, SymbolName, SymbolResolver};
-use consumer::printf::PrintfContext;
 use consumer::record::{RecordValue, StackFrames};
-use consumer::trace_output::{
-    render_bytes, render_hex_dump, RecordContext, TraceOutputOptions, TraceRenderer,
-};
+use consumer::render::bytes::{render_bytes, render_hex_dump};
+use consumer::render::printf::PrintfContext;
+use consumer::render::symbols::{NoSymbols, SymbolLookup, SymbolName, SymbolResolver};
+use consumer::render::trace::{RecordContext, TraceOutputOptions, TraceRenderer};
 use difvm::object::{Action, ActionKind, ActionValue, ProbeDescription, SymbolFormat};
+use dlang::format::compile_format;
 
 fn probe(provider: &str, function: &str, name: &str) -> ProbeDescription {
     ProbeDescription {
@@ -183,7 +183,7 @@ fn hex_dumps_are_byte_exact() {
 
 #[test]
 fn tracemem_always_dumps_and_honours_the_dynamic_size() {
-    let mut renderer = TraceRenderer::new(TraceOutputOptions {
+    let renderer = TraceRenderer::new(TraceOutputOptions {
         quiet: true,
         ..Default::default()
     });
@@ -368,7 +368,7 @@ fn printf_in_non_quiet_and_quiet_mode() {
     };
     let begin = probe("dtrace", "", "BEGIN");
     let printf = action(ActionKind::Printf {
-        format: "x %s\n".into(),
+        format: compile_format("x %s\n"),
     });
     let record = RecordContext {
         cpu: 0,
@@ -413,7 +413,7 @@ fn printf_in_non_quiet_and_quiet_mode() {
     assert_eq!(out, "x y\n");
 
     let system = action(ActionKind::System {
-        format: "echo %d".into(),
+        format: compile_format("echo %d"),
     });
     assert_eq!(
         quiet
@@ -426,7 +426,7 @@ fn printf_in_non_quiet_and_quiet_mode() {
         None
     );
     let broken = action(ActionKind::Printf {
-        format: "%z".into(),
+        format: compile_format("%z"),
     });
     assert!(quiet
         .render_action(&mut out, &broken, &[], &context)
@@ -448,7 +448,7 @@ fn flowindent() {
     let syscall_return = probe("syscall", "read", "return");
     let tick = probe("profile", "", "tick-1s");
     let printf = action(ActionKind::Printf {
-        format: "%s: %d\n".into(),
+        format: compile_format("%s: %d\n"),
     });
     let mut renderer = TraceRenderer::new(TraceOutputOptions {
         flowindent: true,

@@ -1,9 +1,11 @@
-//! DIF: instruction set, DIFO container, compiled-program object, textual form, verifier
-//! and reference interpreter. This crate does no IO and depends on no other project crate.
+//! DIF: instruction set, DIFO container, compiled-program object (with its parsed printf
+//! formats), textual form, verifier and reference interpreter. This crate does no IO and
+//! depends on no other project crate.
 
 pub mod aggregation;
 pub mod difo;
 pub mod engine;
+pub mod format;
 pub mod glob;
 pub mod interp;
 pub mod isa;

@@ -1,12 +1,14 @@
 //! The compiled program: statements (clause × probe description), their actions and
 //! record layouts, aggregations and variables, plus the record format shared by the
-//! engines (which write records) and the consumer (which decodes them).
+//! engines (which write records) and the consumer (which decodes them). printf-like
+//! actions carry their formats parsed ([`crate::format`]).
 //!
 //! This plays the part of classic DTrace's DOF: the compiler produces it, the verifier
 //! checks every DIFO in it, an engine (the reference interpreter or the kernel engine)
 //! runs it, and the consumer decodes the records it produces using only this metadata.
 
 use crate::difo::{DifType, Difo, VariableScope};
+use crate::format::PrintfFormat;
 
 /// A probe description `provider:module:function:name`; fields may be empty (match
 /// anything) or glob patterns. Macro variables have already been expanded.
@@ -94,18 +96,18 @@ pub enum ActionKind {
     /// optionally the dynamic size.
     TraceMemory,
     /// `printf(fmt, args...)`: one recorded value per argument.
-    Printf { format: String },
+    Printf { format: PrintfFormat },
     /// `printa([fmt,] @a, ...)`: prints aggregation snapshots when consumed; no values.
     Printa {
-        format: Option<String>,
+        format: Option<PrintfFormat>,
         aggregations: Vec<u32>,
     },
     /// `system(fmt, args...)`: destructive; run by the consumer.
-    System { format: String },
+    System { format: PrintfFormat },
     /// `freopen(fmt, args...)`: destructive; redirect output in the consumer. The
     /// compiler turns `freopen("")` into the format [`FREOPEN_RESTORE_TOKEN`], which
     /// tells the consumer to restore the original output.
-    Freopen { format: String },
+    Freopen { format: PrintfFormat },
     /// `ftruncate()`.
     Ftruncate,
     /// `setopt(name[, value])`.

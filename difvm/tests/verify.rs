@@ -2,6 +2,10 @@
 //! additions), each asserting the exact message, plus the program-level checks.
 
 use difvm::difo::{DifType, DifVariable, Difo, VariableKind, VariableScope};
+use difvm::format::{
+    Conversion, ConversionBehavior, ConversionFlags, FormatPiece, FormatString, IntegerRadix,
+    IntegerSignedness, Precision, PrintfFormat, Width,
+};
 use difvm::isa::{Instruction, Opcode};
 use difvm::object::{
     Action, ActionKind, ActionValue, AggregationDescription, AggregationFunction, CompiledProgram,
@@ -564,6 +568,35 @@ fn aggregation(id: u32, key_size: u32, keys: Vec<RecordSlot>) -> AggregationDesc
     }
 }
 
+/// `"%d %d\n"` parsed, as the compiler stores it.
+fn two_integers_format() -> PrintfFormat {
+    let integer = |number| {
+        FormatPiece::Conversion(Conversion {
+            number,
+            flags: ConversionFlags::default(),
+            width: Width::None,
+            precision: Precision::None,
+            name: "d".to_string(),
+            text: "%d".to_string(),
+            behavior: ConversionBehavior::Integer {
+                radix: IntegerRadix::Decimal,
+                signedness: IntegerSignedness::FromArgument,
+            },
+        })
+    };
+    PrintfFormat {
+        text: "%d %d\n".to_string(),
+        parsed: Ok(FormatString {
+            pieces: vec![
+                integer(1),
+                FormatPiece::Literal(" ".to_string()),
+                integer(2),
+                FormatPiece::Literal("\n".to_string()),
+            ],
+        }),
+    }
+}
+
 /// A program with a `trace()`, a `printf()` of two values, an aggregation keyed by one
 /// value and a `printa()`.
 fn valid_program() -> CompiledProgram {
@@ -573,7 +606,7 @@ fn valid_program() -> CompiledProgram {
                 action(ActionKind::Trace, vec![value(Some(slot(0, 8, 8)))]),
                 action(
                     ActionKind::Printf {
-                        format: "%d %d\n".to_string(),
+                        format: two_integers_format(),
                     },
                     vec![value(Some(slot(8, 4, 4))), value(Some(slot(12, 4, 4)))],
                 ),

@@ -20,8 +20,6 @@
 //!
 //! [`dif_listing`] gives the `-S` listing of a compiled program.
 
-mod options;
-
 use difvm::object::CompiledProgram;
 
 use crate::cg::{self, GenerationOptions};
@@ -32,7 +30,7 @@ use crate::probes::ProbeCatalog;
 use crate::report;
 use crate::sema::Analyzer;
 
-pub use options::{
+pub use crate::options::{
     CompileOptions, MacroVariables, ProbeSpecifierOption, ProgramOrigin, ProgramSource,
 };
 

@@ -1,148 +1,80 @@
 //! D printf-style format strings: parsing `printf`/`printa`/`system`/`freopen` formats
-//! into literal text and conversions, with DTrace's exact parse error messages, and the
-//! table of conversions saying which D argument types each one accepts.
+//! into literal text and conversions (the [`difvm::format`] types the compiled program
+//! stores), with DTrace's exact parse error messages, and the table of conversions saying
+//! which D argument types each one accepts.
 //!
-//! The same parsed form serves two users. The compiler's type checker walks the
-//! conversions to match them with the call's arguments: [`Conversion::arguments`] lists the
-//! argument positions a conversion consumes (a `*` width or precision takes an `int`
-//! before the value), [`ArgumentRule::accepts`] says whether a type fits, and
-//! [`ArgumentRule::prototype`] gives the text of the `prototype:` line of
-//! D_PRINTF_ARG_TYPE. The consumer walks the same pieces to format record data, using
-//! [`Conversion::behavior`] to decide how a value is printed.
+//! The parsed form serves two users. The compiler's type checker walks the conversions to
+//! match them with the call's arguments: [`Conversion::arguments`] lists the argument
+//! positions a conversion consumes (a `*` width or precision takes an `int` before the
+//! value), [`ConversionRule::rule`] gives the conversion's [`ArgumentRule`],
+//! [`ArgumentRule::accepts`] says whether a type fits, and [`ArgumentRule::prototype`]
+//! gives the text of the `prototype:` line of D_PRINTF_ARG_TYPE. The compiled program then
+//! carries the parsed form ([`compile_format`]), and the consumer formats record data with
+//! it, using [`Conversion::behavior`] to decide how a value is printed.
 //!
 //! Parse errors ([`FormatError`]) carry the message without location; they are reported
-//! with the tag D_SYNTAX ([`FormatError::to_diagnostic`]). An empty format string parses
-//! to no pieces: the caller reports D_PRINTF_FMT_EMPTY with its own function name.
+//! with the tag D_SYNTAX ([`SyntaxDiagnostic::to_diagnostic`]). An empty format string parses to no
+//! pieces: the caller reports D_PRINTF_FMT_EMPTY with its own function name.
 //!
 //! Conversions are numbered from 1 in order of appearance, counting `%%`, exactly as
 //! DTrace numbers them in its messages.
 
 use crate::diagnostics::{Diagnostic, ErrorTag, Span};
+pub use difvm::format::{
+    ArgumentRole, Conversion, ConversionBehavior, ConversionFlags, FormatError, FormatPiece,
+    FormatString, IntegerRadix, IntegerSignedness, Precision, PrintfFormat, Width,
+};
 
-/// A parsed format string: literal text and conversions in order.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FormatString {
-    pub pieces: Vec<FormatPiece>,
+/// Parsing format strings, the compiler's side of [`FormatString`].
+pub trait ParseFormat: Sized {
+    /// Parses a format string. An empty string gives no pieces.
+    fn parse(format: &str) -> Result<Self, FormatError>;
 }
 
-/// One piece of a format string.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FormatPiece {
-    /// Text printed as is (escape sequences were already processed by the lexer).
-    Literal(String),
-    Conversion(Conversion),
+impl ParseFormat for FormatString {
+    fn parse(format: &str) -> Result<FormatString, FormatError> {
+        FormatParser {
+            bytes: format.as_bytes(),
+            position: 0,
+            conversions: 0,
+        }
+        .parse()
+    }
 }
 
-/// The width of a conversion.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Width {
-    /// No width given.
-    None,
-    /// A decimal width, or 16 for the `?` flag.
-    Fixed(u32),
-    /// `*`: an `int` argument before the value gives the width (negative means
-    /// left-justify).
-    Dynamic,
+/// The format of a printf-like action as the compiled program stores it: `text` and its
+/// parsed form (or the parse error, which the consumer reports when it uses the format).
+pub fn compile_format(text: &str) -> PrintfFormat {
+    PrintfFormat {
+        text: text.to_string(),
+        parsed: FormatString::parse(text),
+    }
 }
 
-/// The precision of a conversion.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Precision {
-    /// No precision given.
-    None,
-    /// `.N` (a bare `.` is precision 0).
-    Fixed(u32),
-    /// `.*`: an `int` argument gives the precision.
-    Dynamic,
+/// Reporting format parse errors, the compiler's side of [`FormatError`].
+pub trait SyntaxDiagnostic {
+    /// The error as a D_SYNTAX diagnostic at `span` (the format string's location).
+    fn to_diagnostic(&self, span: Span) -> Diagnostic;
 }
 
-/// The flag characters of a conversion. As in DTrace, `-` and `0` cancel each other:
-/// whichever comes last wins.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct ConversionFlags {
-    /// `-`: left-justify within the width.
-    pub left_justify: bool,
-    /// `+`: always print a sign for signed conversions.
-    pub plus_sign: bool,
-    /// ` `: print a space where a `+` sign would go.
-    pub space_sign: bool,
-    /// `#`: alternate form (`0x` for hex, leading `0` for octal).
-    pub alternate: bool,
-    /// `0`: pad numbers with zeros.
-    pub zero_pad: bool,
-    /// `'`: thousands grouping (no effect in the C locale DTrace prints in).
-    pub group_thousands: bool,
-    /// `@`: the value is the aggregation value (printa only).
-    pub aggregation: bool,
+impl SyntaxDiagnostic for FormatError {
+    fn to_diagnostic(&self, span: Span) -> Diagnostic {
+        Diagnostic::new(ErrorTag::D_SYNTAX, span, self.message.clone())
+    }
 }
 
-/// What an argument position of a conversion is for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ArgumentRole {
-    /// The `int` of a `*` width.
-    DynamicWidth,
-    /// The `int` of a `.*` precision.
-    DynamicPrecision,
-    /// The value being converted.
-    Value,
+/// The argument rule of a conversion, the compiler's side of [`Conversion`].
+pub trait ConversionRule {
+    /// Which D argument types the conversion accepts.
+    fn rule(&self) -> ArgumentRule;
 }
 
-/// How the digits of an integer conversion are written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum IntegerRadix {
-    Decimal,
-    Octal,
-    HexLower,
-    HexUpper,
-}
-
-/// Whether an integer conversion prints the value as signed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum IntegerSignedness {
-    Signed,
-    Unsigned,
-    /// `%d`/`%i`: signed when the argument's type is signed, unsigned otherwise.
-    FromArgument,
-}
-
-/// How the consumer prints the value of a conversion.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ConversionBehavior {
-    /// `d i u o x X p` and the sized forms: the value at its recorded size.
-    Integer {
-        radix: IntegerRadix,
-        signedness: IntegerSignedness,
-    },
-    /// `c`: the low byte of the value as a character.
-    Character,
-    /// `lc`, `wc`: a wide character.
-    WideCharacter,
-    /// `C`: a character, escaped like `%S` when not printable.
-    EscapedCharacter,
-    /// `s`: the string up to its first NUL.
-    String,
-    /// `S`: the string with non-printable characters escaped.
-    EscapedString,
-    /// `ls`, `ws`: an array of `wchar_t`.
-    WideString,
-    /// `e E f g G` and the `L` forms; the character is the C conversion.
-    FloatingPoint { conversion: char },
-    /// `a`: a kernel address as `module`symbol+0xoffset`.
-    KernelAddress,
-    /// `A`: a user address of the traced process, same layout.
-    UserAddress,
-    /// `k`: a stack, one frame per line.
-    Stack,
-    /// `Y`: nanoseconds since the epoch as `YYYY Mon DD HH:MM:SS` local time.
-    Time,
-    /// `T`: nanoseconds since the epoch in RFC-822 style.
-    Time822,
-    /// `I`: an IP address string.
-    InetAddress,
-    /// `P`: a port number (network byte order `uint16_t`).
-    Port,
-    /// `%%`: a literal `%`; consumes no argument.
-    Percent,
+impl ConversionRule for Conversion {
+    fn rule(&self) -> ArgumentRule {
+        // Every parsed conversion has a name from the table; a conversion built by other
+        // means with an unknown name accepts no argument.
+        lookup_conversion(&self.name).map_or(ArgumentRule::NoArgument, |(_, rule)| rule)
+    }
 }
 
 /// Which D argument types a conversion accepts (DTrace's `pfc_check` functions).
@@ -232,46 +164,6 @@ pub struct FormatArgument<'a> {
     pub typedef_names: &'a [&'a str],
 }
 
-/// One conversion (`%…`) of a format string.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Conversion {
-    /// 1-based number of the conversion in the format (counting `%%`), as used in
-    /// DTrace's messages.
-    pub number: u32,
-    pub flags: ConversionFlags,
-    pub width: Width,
-    pub precision: Precision,
-    /// The conversion's name: size prefix and conversion character, e.g. `d`, `lld`,
-    /// `hx`, `%`. This is the `%s` of `(%%%s)` in DTrace's messages.
-    pub name: String,
-    /// The source text of the conversion, from `%` to the conversion character.
-    pub text: String,
-    pub behavior: ConversionBehavior,
-    pub rule: ArgumentRule,
-}
-
-/// A format string parse error (reported with the tag D_SYNTAX).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FormatError {
-    /// The message in DTrace's words, e.g. `format conversion #2 is undefined: %z`.
-    pub message: String,
-}
-
-impl FormatError {
-    /// The error as a D_SYNTAX diagnostic at `span` (the format string's location).
-    pub fn to_diagnostic(&self, span: Span) -> Diagnostic {
-        Diagnostic::new(ErrorTag::D_SYNTAX, span, self.message.clone())
-    }
-}
-
-impl std::fmt::Display for FormatError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for FormatError {}
-
 /// The longest size prefix DTrace keeps (its name buffer holds 8 bytes: up to six
 /// prefix characters, the conversion character and the NUL); extra prefix characters
 /// are dropped silently.
@@ -279,67 +171,6 @@ const MAXIMUM_PREFIX_LENGTH: usize = 6;
 
 /// The width the `?` flag sets: the width of a pointer printed in hex on LP64.
 const POINTER_WIDTH: u32 = 16;
-
-impl FormatString {
-    /// Parses a format string. An empty string gives no pieces.
-    pub fn parse(format: &str) -> Result<FormatString, FormatError> {
-        FormatParser {
-            bytes: format.as_bytes(),
-            position: 0,
-            conversions: 0,
-        }
-        .parse()
-    }
-
-    /// The conversions in order.
-    pub fn conversions(&self) -> impl Iterator<Item = &Conversion> {
-        self.pieces.iter().filter_map(|piece| match piece {
-            FormatPiece::Conversion(conversion) => Some(conversion),
-            FormatPiece::Literal(_) => None,
-        })
-    }
-
-    /// True when the format has no text and no conversions (D_PRINTF_FMT_EMPTY).
-    pub fn is_empty(&self) -> bool {
-        self.pieces.is_empty()
-    }
-
-    /// True when some conversion carries the `@` flag.
-    pub fn has_aggregation_conversion(&self) -> bool {
-        self.conversions()
-            .any(|conversion| conversion.flags.aggregation)
-    }
-}
-
-impl Conversion {
-    /// The argument positions the conversion consumes, in order: a dynamic width, a
-    /// dynamic precision, then the value. `%%` consumes nothing, and an `@` conversion
-    /// takes its value from the aggregation rather than from the argument list (only
-    /// its dynamic width and precision are arguments).
-    pub fn arguments(&self) -> Vec<ArgumentRole> {
-        let mut roles = Vec::new();
-        if self.behavior == ConversionBehavior::Percent {
-            return roles;
-        }
-        if self.width == Width::Dynamic {
-            roles.push(ArgumentRole::DynamicWidth);
-        }
-        if self.precision == Precision::Dynamic {
-            roles.push(ArgumentRole::DynamicPrecision);
-        }
-        if !self.flags.aggregation {
-            roles.push(ArgumentRole::Value);
-        }
-        roles
-    }
-
-    /// The conversion as DTrace's `conversion:` line shows it: `%`, the `@` flag if
-    /// present, then the name (e.g. `%s`, `%@d`).
-    pub fn label(&self) -> String {
-        let aggregation = if self.flags.aggregation { "@" } else { "" };
-        format!("%{}{}", aggregation, self.name)
-    }
-}
 
 impl ArgumentRule {
     /// The text of the `prototype:` line of D_PRINTF_ARG_TYPE.
@@ -659,7 +490,7 @@ impl FormatParser<'_> {
         }
 
         let text = self.text(start, self.position);
-        let Some((behavior, rule)) = lookup_conversion(&name) else {
+        let Some((behavior, _)) = lookup_conversion(&name) else {
             return Err(self.error(format!("is undefined: %{}", name)));
         };
         Ok(Conversion {
@@ -670,7 +501,6 @@ impl FormatParser<'_> {
             name,
             text,
             behavior,
-            rule,
         })
     }
 }

@@ -8,6 +8,7 @@ pub mod compile;
 pub mod diagnostics;
 pub mod format;
 pub mod lex;
+pub mod options;
 pub mod parse;
 pub mod probes;
 pub mod report;

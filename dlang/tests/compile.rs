@@ -11,6 +11,7 @@ use difvm::object::{
     VariableStorage,
 };
 use dlang::compile::{compile, CompileOptions, ProbeSpecifierOption, ProgramSource};
+use dlang::format::compile_format;
 use dlang::probes::DtraceProviderCatalog;
 
 fn slot(offset: u32, size: u32, alignment: u32, layout: ValueLayout) -> RecordSlot {
@@ -156,7 +157,7 @@ fn printf_records_each_argument() {
     assert_eq!(
         action.kind,
         ActionKind::Printf {
-            format: "%d %s %c\n".to_string()
+            format: compile_format("%d %s %c\n")
         }
     );
     let slots: Vec<RecordSlot> = action
@@ -609,7 +610,7 @@ fn printa_takes_several_aggregations_with_or_without_a_format() {
                 aggregations: vec![1, 2]
             },
             ActionKind::Printa {
-                format: Some("%d %@d %@d\n".to_string()),
+                format: Some(compile_format("%d %@d %@d\n")),
                 aggregations: vec![1, 2]
             },
             ActionKind::Printa {
@@ -631,10 +632,10 @@ fn freopen_with_an_empty_format_restores_the_original_output() {
         kinds,
         vec![
             ActionKind::Freopen {
-                format: difvm::object::FREOPEN_RESTORE_TOKEN.to_string()
+                format: compile_format(difvm::object::FREOPEN_RESTORE_TOKEN)
             },
             ActionKind::Freopen {
-                format: "/tmp/%s".to_string()
+                format: compile_format("/tmp/%s")
             },
             ActionKind::Ftruncate,
         ]

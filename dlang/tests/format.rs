@@ -2,8 +2,9 @@
 //! conversion table, DTrace's exact parse error messages and the argument rules.
 
 use dlang::format::{
-    ArgumentClass, ArgumentRole, ArgumentRule, ConversionBehavior, FormatArgument, FormatPiece,
-    FormatString, IntegerRadix, IntegerSignedness, Precision, Width,
+    ArgumentClass, ArgumentRole, ArgumentRule, ConversionBehavior, ConversionRule, FormatArgument,
+    FormatPiece, FormatString, IntegerRadix, IntegerSignedness, ParseFormat, Precision,
+    SyntaxDiagnostic, Width,
 };
 
 /// Parses `format` and renders its pieces compactly: literals as `"text"`, conversions
@@ -240,7 +241,7 @@ fn rule(format: &str) -> ArgumentRule {
         .conversions()
         .next()
         .unwrap()
-        .rule
+        .rule()
 }
 
 fn argument<'a>(

@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use super::OptionError;
+use super::error::OptionError;
 
 /// One nanosecond-per-second, the numerator used to turn a frequency into a period.
 pub(super) const NANOSECONDS_PER_SECOND: u64 = 1_000_000_000;

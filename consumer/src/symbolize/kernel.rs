@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use kernel_shim::kallsyms::{kallsyms_lines, KallsymsLine};
 
-use crate::printf::symbols::{SymbolLookup, SymbolName};
+use crate::render::symbols::{SymbolLookup, SymbolName};
 
 /// The module name DTrace gives the kernel image.
 pub const KERNEL_IMAGE_MODULE: &str = "vmlinux";

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 use providers::kernel_symbols::KALLSYMS_PATH;
 
-use crate::printf::symbols::{SymbolLookup, SymbolResolver};
+use crate::render::symbols::{SymbolLookup, SymbolResolver};
 use kernel::KernelSymbolTable;
 use mapping_watch::MappingWatch;
 use user::UserSymbols;

@@ -16,7 +16,7 @@ use blazesym::symbolize::source::{Elf, Source};
 use blazesym::symbolize::{Input, Symbolized, Symbolizer};
 use providers::process_maps::{parse_maps, MapsLine};
 
-use crate::printf::symbols::{SymbolLookup, SymbolName};
+use crate::render::symbols::{SymbolLookup, SymbolName};
 
 /// How often a lookup that misses may read a live process's mappings again: often
 /// enough to pick up objects it loaded since the last snapshot, rarely enough that a

@@ -11,7 +11,6 @@ use super::context::ProbeFiringContext;
 use super::fault::{DifFault, RuntimeFault};
 use super::memory::{Access, AddressSpace, RegionLifetime};
 use super::speculation::SpeculationTable;
-use super::subroutines;
 use super::variables::{ClauseLocals, DynamicVariableKey, NewValue, VariableSlot, VariableStore};
 use crate::difo::{DifType, DifTypeKind, Difo, VariableScope, DIF_TYPE_FLAG_BY_USER_REFERENCE};
 use crate::engine::{EngineOptions, MAX_OBJECT_SIZE};
@@ -476,7 +475,7 @@ impl<'a> Machine<'a> {
                 self.store_variable(VariableScope::ThreadLocal, slot, id, rd)?;
             }
             Opcode::Call => {
-                if let Some(value) = subroutines::call(self, instruction.index())? {
+                if let Some(value) = self.call_subroutine(instruction.index())? {
                     self.set_register(rd, value)?;
                 }
             }

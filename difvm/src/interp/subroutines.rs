@@ -18,9 +18,18 @@ const AF_INET: u64 = 2;
 /// Linux `AF_INET6`.
 const AF_INET6: u64 = 10;
 
-/// Runs subroutine `number`; `Some` is the value for the destination register, `None`
-/// leaves it unchanged (subroutines returning `void`).
-pub(super) fn call(machine: &mut Machine<'_>, number: u16) -> Result<Option<u64>, RuntimeFault> {
+impl Machine<'_> {
+    /// Runs subroutine `number` (the `call` instruction); `Some` is the value for the
+    /// destination register, `None` leaves it unchanged (subroutines returning `void`).
+    /// The machine's dispatch calls this method rather than a function of this module,
+    /// so that only this module names the other.
+    pub(super) fn call_subroutine(&mut self, number: u16) -> Result<Option<u64>, RuntimeFault> {
+        call(self, number)
+    }
+}
+
+/// Runs subroutine `number` on `machine`.
+fn call(machine: &mut Machine<'_>, number: u16) -> Result<Option<u64>, RuntimeFault> {
     let arguments = Arguments {
         values: machine.tuples.iter().map(|entry| entry.value).collect(),
         number,

@@ -5,7 +5,7 @@
 use difvm::isa::{Opcode, DIF_TYPE_CTF, DIF_TYPE_STRING};
 
 use super::builder::Access;
-use super::{DifoGenerator, Held};
+use super::generator::{DifoGenerator, Held};
 use crate::diagnostics::{Diagnostic, ErrorTag};
 use crate::sema::ir::{
     AddressSpace, Arithmetic, Comparison, ComparisonKind, Logical, TypedExpr, TypedExprKind, Unary,

@@ -6,7 +6,7 @@ use difvm::isa::{Opcode, DIF_TYPE_CTF};
 
 use super::builder::Access;
 use super::expressions::{load_opcode, need, sequence_need};
-use super::{DifoGenerator, Held};
+use super::generator::{DifoGenerator, Held};
 use crate::diagnostics::{Diagnostic, ErrorTag};
 use crate::sema::ir::{AddressSpace, LValue, TypedExpr, VariableId};
 

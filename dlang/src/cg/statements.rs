@@ -8,8 +8,8 @@ use difvm::object::{
     ValueLayout,
 };
 
+use super::generator::{DifoGenerator, SpillSlots};
 use super::records::{KeyLayout, RecordLayout};
-use super::{DifoGenerator, SpillSlots};
 use crate::diagnostics::{Diagnostic, ErrorTag};
 use crate::sema::ir::{
     AnalyzedClause, FormattedKind, RecordShape, RecordedValue, TypedAction, TypedExpr,

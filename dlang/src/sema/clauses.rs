@@ -23,8 +23,8 @@ use super::ir::{
 use super::speculation::SpeculationState;
 use super::{error, in_region, Analyzer, ClauseContext, SemaResult};
 use crate::ast::{Clause, Expr, Statement};
-use crate::compile::ProgramSource;
 use crate::diagnostics::{ErrorTag, Region, Span};
+use crate::options::ProgramSource;
 
 /// A condition on the path to a segment: a hidden variable and whether it must be
 /// true.

@@ -8,7 +8,10 @@ use super::ir::{FormattedKind, RecordedValue, TypedAction};
 use super::{error, Analyzer, SemaResult};
 use crate::ast::{Expr, ExprKind};
 use crate::diagnostics::{ErrorTag, Span};
-use crate::format::{ArgumentClass, ArgumentRole, FormatArgument, FormatString};
+use crate::format::{
+    compile_format, ArgumentClass, ArgumentRole, ConversionRule, FormatArgument, FormatString,
+    ParseFormat, PrintfFormat, SyntaxDiagnostic,
+};
 use crate::types::{TypeId, TypeKind};
 
 /// An argument as format checking sees it: its type and its 1-based position in the
@@ -35,7 +38,7 @@ impl Analyzer<'_> {
                 format!("{name}( ) prototype mismatch: 0 args passed, at least 1 expected"),
             ));
         };
-        let (format_text, format) = if kind == FormattedKind::Freopen {
+        let (stored_format, format) = if kind == FormattedKind::Freopen {
             self.freopen_format(format_argument, span)?
         } else {
             self.format_constant(name, format_argument)?
@@ -78,7 +81,7 @@ impl Analyzer<'_> {
         }
         Ok(TypedAction::Formatted {
             kind,
-            format: format_text,
+            format: stored_format,
             arguments: recorded,
         })
     }
@@ -94,8 +97,7 @@ impl Analyzer<'_> {
         }
         let has_format = !super::operators::is_aggregation_expression(&arguments[0]);
         let (format, first_aggregation) = if has_format {
-            let (text, parsed) = self.format_constant("printa", &arguments[0])?;
-            (Some((text, parsed)), 1)
+            (Some(self.format_constant("printa", &arguments[0])?), 1)
         } else {
             (None, 0)
         };
@@ -180,17 +182,18 @@ impl Analyzer<'_> {
             self.printa_joins.push(aggregations.clone());
         }
         Ok(TypedAction::Printa {
-            format: format.map(|(text, _)| text),
+            format: format.map(|(stored, _)| stored),
             aggregations,
         })
     }
 
-    /// The format argument: a string constant that parses and is not empty.
+    /// The format argument: a string constant that parses and is not empty. Returns the
+    /// format the program stores and the parsed format the arguments are checked against.
     fn format_constant(
         &mut self,
         name: &str,
         argument: &Expr,
-    ) -> SemaResult<(String, FormatString)> {
+    ) -> SemaResult<(PrintfFormat, FormatString)> {
         let (text, parsed) = self.format_text(name, argument)?;
         if parsed.is_empty() {
             return Err(error(
@@ -199,18 +202,23 @@ impl Analyzer<'_> {
                 format!("{name}( ) format string is empty"),
             ));
         }
-        Ok((text, parsed))
+        let stored = PrintfFormat {
+            text,
+            parsed: Ok(parsed.clone()),
+        };
+        Ok((stored, parsed))
     }
 
     /// The format argument of `freopen()`. An empty format means "restore the original
     /// output", so instead of being refused it becomes the restore sentinel, as dt_cc.c
     /// does; the sentinel itself is refused, since it would otherwise restore the output
-    /// rather than open a file of that name.
+    /// rather than open a file of that name. Returns the format the program stores and
+    /// the parsed format the arguments are checked against.
     fn freopen_format(
         &mut self,
         argument: &Expr,
         span: &Span,
-    ) -> SemaResult<(String, FormatString)> {
+    ) -> SemaResult<(PrintfFormat, FormatString)> {
         let (text, parsed) = self.format_text("freopen", argument)?;
         if text == FREOPEN_RESTORE_TOKEN {
             return Err(error(
@@ -222,9 +230,13 @@ impl Analyzer<'_> {
         if parsed.is_empty() {
             // The sentinel has no conversions, so the arguments are checked against the
             // empty format just the same (extra arguments are refused).
-            return Ok((FREOPEN_RESTORE_TOKEN.to_string(), parsed));
+            return Ok((compile_format(FREOPEN_RESTORE_TOKEN), parsed));
         }
-        Ok((text, parsed))
+        let stored = PrintfFormat {
+            text,
+            parsed: Ok(parsed.clone()),
+        };
+        Ok((stored, parsed))
     }
 
     /// The format argument as written: a string constant that parses (possibly empty).
@@ -308,7 +320,7 @@ impl Analyzer<'_> {
                     typedef_names: &typedef_names,
                 };
                 if !conversion
-                    .rule
+                    .rule()
                     .accepts(&described, self.options.user_process_attached)
                 {
                     return Err(error(
@@ -319,7 +331,7 @@ impl Analyzer<'_> {
                             argument.position,
                             conversion.number,
                             conversion.name,
-                            conversion.rule.prototype(),
+                            conversion.rule().prototype(),
                             self.type_name(argument.ty)
                         ),
                     ));

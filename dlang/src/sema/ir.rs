@@ -2,6 +2,7 @@
 //! expressions with resolved types and variables, with every implicit conversion,
 //! pointer scaling and member offset made explicit, and clauses as lists of actions.
 
+use difvm::format::PrintfFormat;
 use difvm::object::{AggregationFunction, ProbeDescription, SymbolFormat, ValueLayout};
 
 use crate::diagnostics::Span;
@@ -272,11 +273,11 @@ pub enum TypedAction {
     },
     Formatted {
         kind: FormattedKind,
-        format: String,
+        format: PrintfFormat,
         arguments: Vec<RecordedValue>,
     },
     Printa {
-        format: Option<String>,
+        format: Option<PrintfFormat>,
         aggregations: Vec<u32>,
     },
     /// `stack()`, `ustack()`, `jstack()`, `sym()`, `usym()`, … as statements: the value

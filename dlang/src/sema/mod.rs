@@ -30,9 +30,9 @@ mod variables;
 use std::collections::HashMap;
 
 use crate::ast::{Expr, InlineDefinition, Item, Program};
-use crate::compile::{CompileOptions, ProgramSource};
 use crate::diagnostics::{Diagnostic, ErrorTag, Region, Span};
 use crate::lex::SourceMap;
+use crate::options::{CompileOptions, ProgramSource};
 use crate::parse::ParsedProgram;
 use crate::probes::{ProbeCatalog, ProbeInfo};
 use crate::types::{TypeId, TypeTable};

@@ -6,8 +6,8 @@ use difvm::object::ProbeDescription;
 
 use super::{error, Analyzer, SemaResult};
 use crate::ast::ProbeSpecifier;
-use crate::compile::{ProbeSpecifierOption, ProgramOrigin};
 use crate::diagnostics::ErrorTag;
+use crate::options::{ProbeSpecifierOption, ProgramOrigin};
 use crate::probes::ProbeInfo;
 
 /// How many fields an option's descriptions may have; the last field given lands in

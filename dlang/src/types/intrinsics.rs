@@ -4,7 +4,16 @@
 
 use std::collections::HashMap;
 
-use super::{MemberLayout, Qualifiers, TypeId, TypeKind, TypeTable, WellKnownTypes};
+use super::layout::MemberLayout;
+use super::table::{Qualifiers, TypeId, TypeKind, TypeTable, WellKnownTypes};
+
+impl TypeTable {
+    /// A table holding the LP64 intrinsic types and the built-in D typedefs, with a
+    /// `string` of `string_size` bytes.
+    pub fn new(string_size: u32) -> TypeTable {
+        build(string_size)
+    }
+}
 
 /// Builds the initial type table.
 pub(super) fn build(string_size: u32) -> TypeTable {

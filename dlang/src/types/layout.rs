@@ -2,7 +2,7 @@
 //! alignment, bit-fields packed into units of their declared type, aggregate size
 //! rounded up to the largest member alignment.
 
-use super::{AggregateBody, Member, TypeId, TypeTable};
+use super::table::{AggregateBody, Member, TypeId, TypeKind, TypeTable};
 
 /// A member as declared, before layout.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -12,6 +12,20 @@ pub struct MemberLayout {
     pub name: String,
     pub ty: TypeId,
     pub bit_width: Option<u32>,
+}
+
+impl TypeTable {
+    /// Gives a declared struct or union its members, laying them out as C does.
+    pub fn define_aggregate(&mut self, ty: TypeId, members: Vec<MemberLayout>) {
+        let is_union = matches!(self.kind(ty), TypeKind::Union { .. });
+        let body = lay_out(self, members, is_union);
+        match &mut self.entries[ty.0 as usize] {
+            TypeKind::Struct { body: slot, .. } | TypeKind::Union { body: slot, .. } => {
+                *slot = Some(body)
+            }
+            _ => {}
+        }
+    }
 }
 
 /// Lays out `members` as a struct (in order) or a union (all at offset 0).

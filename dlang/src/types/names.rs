@@ -1,7 +1,15 @@
 //! Type names as D prints them in messages: C declarator syntax with the abstract
 //! declarator after the base type (`char *`, `int [10]`, `int (*)[10]`, `struct foo *`).
 
-use super::{TypeId, TypeKind, TypeTable};
+use super::table::{TypeId, TypeKind, TypeTable};
+
+impl TypeTable {
+    /// The printed name of `ty`, as D prints it (`int`, `char *`, `struct foo *`,
+    /// `int [10]`, `string`).
+    pub fn name(&self, ty: TypeId) -> String {
+        type_name(self, ty)
+    }
+}
 
 /// The printed name of `ty`.
 pub(super) fn type_name(table: &TypeTable, ty: TypeId) -> String {

@@ -2,7 +2,7 @@
 //! `int [16]`, `void (*)()`): the argument types probe providers report and the
 //! prototypes of D's built-in functions.
 
-use super::{Qualifiers, TypeId, TypeTable};
+use super::table::{Qualifiers, TypeId, TypeTable};
 
 /// Why a type name could not be resolved.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,177 +1,30 @@
-//! Aggregation output: the consumer's table of one aggregation's merged data, the
-//! library actions that change what it shows (`clear`, `trunc`, `normalize`,
-//! `denormalize`), DTrace's sort orders (`aggsortkey`, `aggsortrev`, `aggsortkeypos`,
-//! `aggsortpos`), the default text layout of entries (§8.4), the `agghist` and
-//! `aggpack` displays, and `printa()` with and without a format, for one aggregation or
-//! several joined by key.
+//! The aggregation printers: the default text layout of entries (§8.4) with each CPU's
+//! part after every value (`aggpercpu`), the `agghist` and `aggpack` displays, the
+//! aggregations printed when tracing ends, and `printa()` with and without a format, for
+//! one aggregation or several joined by key.
 //!
 //! Printing functions append to a `String` and report whether any entry was printed:
 //! DTrace marks an aggregation printed by `printa()` as soon as one of its entries was
 //! printed, and skips it when printing aggregations at exit.
 
-mod display_options;
-pub mod histogram;
-mod packed_histogram;
-mod per_cpu;
-mod sorting;
-mod value_histogram;
-
-use std::collections::BTreeMap;
-
-use difvm::aggregation::{average_of, standard_deviation_of, AggregationError, AggregationRule};
+use difvm::aggregation::{average_of, standard_deviation_of, AggregationRule};
+use difvm::format::FormatString;
 use difvm::object::{AggregationDescription, SymbolFormat};
-use dlang::format::FormatString;
 
-use crate::printf::c_format::{format_bytes_as_string, CFormatSpec};
-use crate::printf::symbols::{
+use crate::record::{decode_slot, sign_extend, RecordValue};
+use crate::render::aggregation_sorting::{joined_rows, sorted_entries, AggregationSortOptions};
+use crate::render::aggregation_view::AggregationView;
+use crate::render::bytes::{is_printable, render_bytes};
+use crate::render::c_format::{format_bytes_as_string, CFormatSpec};
+use crate::render::display_options::AggregationDisplayOptions;
+use crate::render::histogram::render_histogram;
+use crate::render::packed_histogram::PackedHistogram;
+use crate::render::printf::{format_printa_entry, AggregationValue, PrintfContext, PrintfError};
+use crate::render::symbols::{
     kernel_module_text, kernel_symbol_text, render_kernel_stack, render_user_stack,
     user_address_text, user_module_text, user_symbol_text, SymbolResolver,
 };
-use crate::printf::{format_printa_entry, AggregationValue, PrintfContext, PrintfError};
-use crate::record::{decode_slot, sign_extend, RecordValue};
-use crate::trace_output::render_bytes;
-pub use display_options::AggregationDisplayOptions;
-use histogram::{render_histogram, HistogramStyle};
-pub use packed_histogram::digit_width;
-use packed_histogram::PackedHistogram;
-pub use per_cpu::PerCpuValues;
-pub use sorting::AggregationSortOptions;
-use value_histogram::ValueHistogram;
-
-/// The merged data of one aggregation as the consumer holds it: encoded key tuple →
-/// value words (the layout of `difvm::aggregation`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AggregationTable {
-    /// The `normalize()` divisor; 1 when not normalized.
-    pub normalization: u64,
-    pub entries: BTreeMap<Vec<u8>, Vec<i64>>,
-}
-
-impl Default for AggregationTable {
-    fn default() -> Self {
-        AggregationTable {
-            normalization: 1,
-            entries: BTreeMap::new(),
-        }
-    }
-}
-
-impl AggregationTable {
-    /// An empty, unnormalized table.
-    pub fn new() -> AggregationTable {
-        AggregationTable::default()
-    }
-
-    /// `clear()`: every value becomes zero (all words, as DTrace zeroes the data, so
-    /// `min`/`max` show 0); the keys stay.
-    pub fn clear_values(&mut self) {
-        for words in self.entries.values_mut() {
-            words.iter_mut().for_each(|word| *word = 0);
-        }
-    }
-
-    /// `normalize(@a, n)`: displayed values are divided by `n` (0 is treated as 1, which
-    /// leaves values alone instead of dividing by zero).
-    pub fn normalize(&mut self, divisor: u64) {
-        self.normalization = divisor.max(1);
-    }
-
-    /// `denormalize(@a)`.
-    pub fn denormalize(&mut self) {
-        self.normalization = 1;
-    }
-
-    /// `trunc(@a)` (`keep` None or 0: remove every entry) and `trunc(@a, n)`: keep the
-    /// `n` entries with the largest values (`n > 0`) or the `|n|` with the smallest
-    /// (`n < 0`). Ties are broken by key, and the sort options do not apply.
-    pub fn truncate(
-        &mut self,
-        rule: &AggregationRule,
-        description: &AggregationDescription,
-        keep: Option<i64>,
-    ) {
-        let keep = keep.unwrap_or(0);
-        if keep == 0 {
-            self.entries.clear();
-            return;
-        }
-        let mut entries: Vec<(&Vec<u8>, &Vec<i64>)> = self.entries.iter().collect();
-        entries.sort_by(|left, right| {
-            let order = sorting::compare_values(rule, left.1, right.1)
-                .then_with(|| sorting::compare_keys(description, left.0, right.0, 0));
-            if keep > 0 {
-                order.reverse()
-            } else {
-                order
-            }
-        });
-        let kept: Vec<Vec<u8>> = entries
-            .into_iter()
-            .take(keep.unsigned_abs().try_into().unwrap_or(usize::MAX))
-            .map(|(key, _)| key.clone())
-            .collect();
-        self.entries.retain(|key, _| kept.contains(key));
-    }
-}
-
-/// An aggregation ready to print: its description, its function's rule and its data.
-#[derive(Debug, Clone)]
-pub struct AggregationView<'a> {
-    pub description: &'a AggregationDescription,
-    pub rule: AggregationRule,
-    pub table: &'a AggregationTable,
-    /// Each CPU's part of the entries, printed after their merged values (`aggpercpu`).
-    pub per_cpu: Option<&'a PerCpuValues>,
-}
-
-impl<'a> AggregationView<'a> {
-    /// Builds the view; fails only for histogram parameters the compiler rejects.
-    pub fn new(
-        description: &'a AggregationDescription,
-        table: &'a AggregationTable,
-    ) -> Result<AggregationView<'a>, AggregationError> {
-        Ok(AggregationView {
-            description,
-            rule: AggregationRule::new(&description.function)?,
-            table,
-            per_cpu: None,
-        })
-    }
-
-    /// The view printing each CPU's part after every merged value (`aggpercpu`).
-    pub fn with_per_cpu(mut self, per_cpu: Option<&'a PerCpuValues>) -> AggregationView<'a> {
-        self.per_cpu = per_cpu;
-        self
-    }
-
-    /// The entries in printing order.
-    pub fn sorted_entries(&self, options: &AggregationSortOptions) -> Vec<(&'a [u8], &'a [i64])> {
-        sorting::sorted_entries(self, options)
-    }
-
-    /// Decodes the key components of an entry; components that cannot be decoded are
-    /// left out.
-    fn decode_key<'k>(&self, key: &'k [u8]) -> Vec<RecordValue<'k>> {
-        self.description
-            .keys
-            .iter()
-            .filter_map(|slot| decode_slot(slot, key).ok())
-            .collect()
-    }
-
-    fn printa_value<'v>(
-        &'v self,
-        words: &'v [i64],
-        histogram_style: HistogramStyle,
-    ) -> AggregationValue<'v> {
-        AggregationValue {
-            rule: &self.rule,
-            words,
-            normalization: self.table.normalization,
-            histogram_style,
-        }
-    }
-}
+use crate::render::value_histogram::ValueHistogram;
 
 /// Options of the default layout besides sorting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -218,7 +71,7 @@ impl AggregationPrinter<'_> {
     /// function (no leading empty line; those displays start with their header, which
     /// starts with an empty line). Returns whether any entry was printed.
     pub fn render_aggregation(&self, out: &mut String, view: &AggregationView<'_>) -> bool {
-        let entries = view.sorted_entries(&self.sort);
+        let entries = sorted_entries(view, &self.sort);
         let layout = self.entry_layout(view);
         let packed_keys = !matches!(layout, EntryLayout::Default);
         if packed_keys && !entries.is_empty() {
@@ -301,7 +154,7 @@ impl AggregationPrinter<'_> {
             _ => {
                 // Like DTrace's joined walk, which computes no totals or bucket ranges,
                 // a joined printa() ignores agghist and aggpack.
-                let rows = sorting::joined_rows(views, &self.sort);
+                let rows = joined_rows(views, &self.sort);
                 for row in &rows {
                     self.render_key(out, &views[row.key_source], row.key, false);
                     for (view, words) in views.iter().zip(&row.values) {
@@ -332,7 +185,7 @@ impl AggregationPrinter<'_> {
         match views {
             [] => Ok(false),
             [view] => {
-                let entries = view.sorted_entries(&self.sort);
+                let entries = sorted_entries(view, &self.sort);
                 for (key, words) in &entries {
                     let keys = view.decode_key(key);
                     let value = view.printa_value(words, self.layout.display.histogram_style);
@@ -341,7 +194,7 @@ impl AggregationPrinter<'_> {
                 Ok(!entries.is_empty())
             }
             _ => {
-                let rows = sorting::joined_rows(views, &self.sort);
+                let rows = joined_rows(views, &self.sort);
                 for row in &rows {
                     let keys = views[row.key_source].decode_key(row.key);
                     let values: Vec<AggregationValue<'_>> = views
@@ -430,6 +283,23 @@ impl AggregationPrinter<'_> {
         }
     }
 
+    /// Appends, after the merged value of the entry `key`, each CPU's value when the
+    /// view carries per-CPU values, as Linux DTrace prints them: for every CPU,
+    /// `\n    [CPU %d]` followed by that CPU's value in the value's default format (a CPU
+    /// that never updated the entry shows 0, or an empty histogram).
+    fn render_per_cpu_values(&self, out: &mut String, view: &AggregationView<'_>, key: &[u8]) {
+        let Some(per_cpu) = view.per_cpu else {
+            return;
+        };
+        let parts = per_cpu.entries.get(key);
+        let zero = vec![0; view.rule.word_count()];
+        for cpu in &per_cpu.cpus {
+            let words = parts.and_then(|parts| parts.get(cpu)).unwrap_or(&zero);
+            out.push_str(&format!("\n    [CPU {cpu}]"));
+            self.render_value(out, &view.rule, words, view.table.normalization);
+        }
+    }
+
     /// One aggregation value in its default format.
     fn render_value(
         &self,
@@ -514,9 +384,4 @@ pub fn packed_key_width(description: &AggregationDescription) -> usize {
             _ => PACKED_KEY_STRING_WIDTH + 1,
         })
         .sum()
-}
-
-/// DTrace's printable test for byte data: `isprint`, `isspace`, backspace or bell.
-pub fn is_printable(byte: u8) -> bool {
-    matches!(byte, 0x07..=0x0d | 0x20..=0x7e)
 }

@@ -1,5 +1,7 @@
 //! What the caller tells the compiler: the programs (text plus where each came from)
 //! and the compile options (macro values, strsize, defaultargs, argref, zdefs, …).
+//! Semantic analysis and the compiler's entry point both read them, so they live below
+//! both; `dlang::compile` re-exports them for callers.
 
 pub use crate::parse::ProbeSpecifierOption;
 

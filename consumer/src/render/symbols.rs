@@ -2,8 +2,8 @@
 //! and the texts DTrace prints for kernel and user addresses (`module`symbol+0xoffset`
 //! and its shorter forms) and for stack frames.
 
-use super::c_format::{format_string, push_repeated, CFormatSpec};
 use crate::record::StackFrames;
+use crate::render::c_format::{format_string, push_repeated, CFormatSpec};
 
 /// What a symbol lookup found for an address.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -11,7 +11,9 @@
 
 use difvm::aggregation::{average_of, standard_deviation_of, AggregationRule};
 
-use super::histogram::{render_histogram_header, BarScale, HistogramStyle, AGGZOOM_MAXIMUM_HEIGHT};
+use crate::render::histogram::{
+    render_histogram_header, BarScale, HistogramStyle, AGGZOOM_MAXIMUM_HEIGHT,
+};
 
 /// The bar scale shared by all entries of one aggregation printed with `agghist`.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -10,7 +10,7 @@ use difvm::aggregation::{
     QUANTIZE_ZERO_BUCKET,
 };
 
-use crate::printf::c_format::push_repeated;
+use crate::render::c_format::push_repeated;
 
 /// Width of a full bar; bars of histograms with both signs are half as wide.
 const BAR_WIDTH: usize = 40;

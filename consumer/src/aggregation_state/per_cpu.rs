@@ -1,14 +1,10 @@
 //! Per-CPU aggregation values (`-x aggpercpu`): each CPU's part of every entry of one
-//! aggregation, kept beside the merged table, and their printing after an entry's merged
-//! value as Linux DTrace prints them: for every CPU, `\n    [CPU %d]` followed by that
-//! CPU's value in the value's default format (a CPU that never updated the entry shows
-//! 0, or an empty histogram).
+//! aggregation, kept beside the merged table and changed by the same merges, `clear()`s
+//! and `trunc()`s (the aggregation printer shows them after each merged value).
 
 use std::collections::BTreeMap;
 
 use difvm::aggregation::AggregationRule;
-
-use super::{AggregationPrinter, AggregationView};
 
 /// Each CPU's part of one aggregation's entries.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -63,28 +59,6 @@ impl PerCpuValues {
     /// `trunc()`: keeps the entries whose key `keep` accepts.
     pub fn retain_keys(&mut self, keep: impl Fn(&[u8]) -> bool) {
         self.entries.retain(|key, _| keep(key));
-    }
-}
-
-impl AggregationPrinter<'_> {
-    /// Appends, after the merged value of the entry `key`, each CPU's value when the
-    /// view carries per-CPU values.
-    pub(super) fn render_per_cpu_values(
-        &self,
-        out: &mut String,
-        view: &AggregationView<'_>,
-        key: &[u8],
-    ) {
-        let Some(per_cpu) = view.per_cpu else {
-            return;
-        };
-        let parts = per_cpu.entries.get(key);
-        let zero = vec![0; view.rule.word_count()];
-        for cpu in &per_cpu.cpus {
-            let words = parts.and_then(|parts| parts.get(cpu)).unwrap_or(&zero);
-            out.push_str(&format!("\n    [CPU {cpu}]"));
-            self.render_value(out, &view.rule, words, view.table.normalization);
-        }
     }
 }
 

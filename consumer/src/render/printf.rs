@@ -1,5 +1,5 @@
-//! The printf engine: formats a parsed D format string ([`dlang::format::FormatString`])
-//! with recorded values, as `printf()`, `printa()` with a format, `system()` and
+//! The printf engine: formats a parsed D format string ([`difvm::format::FormatString`],
+//! as the compiled program stores it) with recorded values, as `printf()`, `printa()` with a format, `system()` and
 //! `freopen()` do when the consumer processes their records.
 //!
 //! Each conversion takes its value from the argument list in order (a `*` width or
@@ -9,23 +9,20 @@
 //! unsigned, `%x` of a `char` prints two hex digits, a precision of 0 is ignored, and a
 //! negative dynamic width left-justifies.
 
-pub mod c_format;
-pub mod symbols;
-
 use difvm::aggregation::{average_of, standard_deviation_of, AggregationRule};
-use difvm::object::SymbolFormat;
-use dlang::format::{
+use difvm::format::{
     Conversion, ConversionBehavior, FormatPiece, FormatString, IntegerRadix, IntegerSignedness,
     Precision, Width,
 };
+use difvm::object::SymbolFormat;
 
-use crate::aggregation_output::histogram::{render_histogram, HistogramStyle};
 use crate::record::{sign_extend, RecordValue};
-use c_format::{
+use crate::render::c_format::{
     format_bytes_as_string, format_character, format_float, format_signed, format_string,
     format_unsigned, CFormatSpec, Radix,
 };
-use symbols::{
+use crate::render::histogram::{render_histogram, HistogramStyle};
+use crate::render::symbols::{
     kernel_address_text, kernel_module_text, render_kernel_stack, render_user_stack,
     user_address_text, user_module_text, SymbolResolver,
 };

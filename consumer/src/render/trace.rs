@@ -11,19 +11,17 @@
 //! the session handles them in the same loop so that their output (e.g. `printa()`'s)
 //! lands in record order.
 
-use std::collections::HashMap;
-
+use difvm::format::{FormatError, FormatString, PrintfFormat};
 use difvm::object::{Action, ActionKind, ProbeDescription, SymbolFormat};
-use dlang::format::{FormatError, FormatString};
 
-use crate::aggregation_output::is_printable;
-use crate::printf::c_format::{format_bytes_as_string, CFormatSpec};
-use crate::printf::symbols::{
+use crate::record::{sign_extend, RecordValue};
+use crate::render::bytes::render_bytes;
+use crate::render::c_format::{format_bytes_as_string, CFormatSpec};
+use crate::render::printf::{format_printf, PrintfContext, PrintfError};
+use crate::render::symbols::{
     kernel_module_text, kernel_symbol_text, render_kernel_stack, render_user_stack,
     user_address_text, user_module_text, user_symbol_text,
 };
-use crate::printf::{format_printf, PrintfContext, PrintfError};
-use crate::record::{sign_extend, RecordValue};
 
 /// The options that shape per-firing output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,8 +64,9 @@ pub struct RecordContext<'p> {
 /// Why a record's output could not be produced.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TraceOutputError {
-    /// A printf-like action's format does not parse (the compiler accepted it, so the
-    /// metadata is damaged).
+    /// A printf-like action's format does not parse: the compiled program carries the
+    /// parse error instead of a parsed format (the compiler refuses such formats, so the
+    /// program was built by other means or is damaged).
     Format(FormatError),
     /// The values do not fit the format.
     Printf(PrintfError),
@@ -107,14 +106,14 @@ pub struct FlowIndentState {
     pub last_record: Option<(u32, u32)>,
 }
 
-/// Per-firing output of one consumer: header state, flowindent state and a cache of
-/// parsed formats.
+/// Per-firing output of one consumer: the options, whether the header was printed, and
+/// the flowindent state carried from record to record (where the output stands, not
+/// session state).
 #[derive(Debug, Clone, Default)]
 pub struct TraceRenderer {
     pub options: TraceOutputOptions,
     header_printed: bool,
     pub flow: FlowIndentState,
-    formats: HashMap<String, FormatString>,
 }
 
 /// Width of the function-and-name column of the record prefix.
@@ -222,7 +221,7 @@ impl TraceRenderer {
     /// Appends what an action prints by itself: `trace()`, `print()`, `tracemem()`,
     /// `printf()`, and the stack and symbol actions. Other actions print nothing here.
     pub fn render_action(
-        &mut self,
+        &self,
         out: &mut String,
         action: &Action,
         values: &[RecordValue<'_>],
@@ -253,8 +252,7 @@ impl TraceRenderer {
                 }
             }
             ActionKind::Printf { format } => {
-                let parsed = self.parsed_format(format)?;
-                format_printf(out, parsed, values, context)?;
+                format_printf(out, parsed_format(format)?, values, context)?;
             }
             _ => {}
         }
@@ -264,7 +262,7 @@ impl TraceRenderer {
     /// The formatted string of a `system()` or `freopen()` action (None for other
     /// actions), for the session to run or open.
     pub fn format_action_string(
-        &mut self,
+        &self,
         action: &Action,
         values: &[RecordValue<'_>],
         context: &PrintfContext<'_>,
@@ -272,19 +270,9 @@ impl TraceRenderer {
         let (ActionKind::System { format } | ActionKind::Freopen { format }) = &action.kind else {
             return Ok(None);
         };
-        let parsed = self.parsed_format(format)?;
         let mut text = String::new();
-        format_printf(&mut text, parsed, values, context)?;
+        format_printf(&mut text, parsed_format(format)?, values, context)?;
         Ok(Some(text))
-    }
-
-    /// The parsed form of a format, parsed once per distinct string.
-    pub fn parsed_format(&mut self, format: &str) -> Result<&FormatString, TraceOutputError> {
-        if !self.formats.contains_key(format) {
-            let parsed = FormatString::parse(format).map_err(TraceOutputError::Format)?;
-            self.formats.insert(format.to_string(), parsed);
-        }
-        Ok(&self.formats[format])
     }
 
     /// One traced value in its default format.
@@ -356,6 +344,15 @@ impl TraceRenderer {
     }
 }
 
+/// The parsed form of a printf-like action's format, or the error that the compiled
+/// program recorded for it (a format the compiler did not parse).
+pub fn parsed_format(format: &PrintfFormat) -> Result<&FormatString, TraceOutputError> {
+    format
+        .parsed
+        .as_ref()
+        .map_err(|error| TraceOutputError::Format(error.clone()))
+}
+
 /// Flow kind from the probe name: `entry` or `*-entry`, `return` or `*-return` (so that
 /// names like `carpentry` do not count).
 fn flow_kind(name: &str) -> FlowKind {
@@ -394,68 +391,4 @@ fn render_trace_integer(out: &mut String, bits: u64, size: u32, signed: bool, qu
         _ => 3,
     };
     out.push_str(&format!(" {:>width$}", text, width = width));
-}
-
-/// DTrace's `dt_print_bytes`: bytes that are printable characters followed only by NULs
-/// print as a string (`"  %-Ns"`, or bare when quiet); printable bytes without a NUL
-/// print as `"  %-Ns"` even when quiet; anything else (or `force_raw`, for `tracemem()`
-/// and `rawbytes`) prints as a hex dump, 16 bytes per line.
-pub fn render_bytes(out: &mut String, bytes: &[u8], width: usize, quiet: bool, force_raw: bool) {
-    if bytes.is_empty() {
-        return;
-    }
-    let spec = CFormatSpec {
-        left_justify: true,
-        width,
-        ..CFormatSpec::default()
-    };
-    if !force_raw {
-        match bytes.iter().position(|&byte| !is_printable(byte)) {
-            None => {
-                out.push_str("  ");
-                format_bytes_as_string(out, &spec, bytes);
-                return;
-            }
-            Some(end) if end > 0 && bytes[end] == 0 && bytes[end..].iter().all(|&b| b == 0) => {
-                if quiet {
-                    out.push_str(&String::from_utf8_lossy(&bytes[..end]));
-                } else {
-                    out.push_str("  ");
-                    format_bytes_as_string(out, &spec, &bytes[..end]);
-                }
-                return;
-            }
-            Some(_) => {}
-        }
-    }
-    render_hex_dump(out, bytes);
-}
-
-/// The hex dump: an empty line, the column header, then per 16 bytes the offset, the
-/// bytes in hex and the bytes as characters (`.` outside `' '`..`'~'`).
-pub fn render_hex_dump(out: &mut String, bytes: &[u8]) {
-    out.push_str("\n           ");
-    for digit in "0123456789abcdef".chars() {
-        out.push_str("  ");
-        out.push(digit);
-    }
-    out.push_str("  0123456789abcdef\n");
-    for (line, chunk) in bytes.chunks(16).enumerate() {
-        out.push_str(&format!("     {:>5x}:", line * 16));
-        for byte in chunk {
-            out.push_str(&format!(" {:02x}", byte));
-        }
-        for _ in chunk.len()..16 {
-            out.push_str("   ");
-        }
-        out.push_str("  ");
-        for &byte in chunk {
-            out.push(if (b' '..=b'~').contains(&byte) {
-                char::from(byte)
-            } else {
-                '.'
-            });
-        }
-        out.push('\n');
-    }
 }

@@ -23,8 +23,8 @@ use difvm::aggregation::{
     quantize_bucket_value, AggregationRule, QUANTIZE_BUCKET_COUNT, QUANTIZE_ZERO_BUCKET,
 };
 
-use super::histogram::{add_to_bar_total, HistogramStyle};
-use crate::printf::c_format::push_repeated;
+use crate::render::c_format::push_repeated;
+use crate::render::histogram::{add_to_bar_total, HistogramStyle};
 
 /// The characters of positive counts, from the smallest share to the largest.
 const POSITIVE_CHARACTERS: &[u8] = b"__xxxxXX";
