@@ -9,7 +9,7 @@
 
 use difvm::aggregation::{average_of, standard_deviation_of, AggregationRule};
 use difvm::format::FormatString;
-use difvm::object::{AggregationDescription, SymbolFormat};
+use difvm::object::AggregationDescription;
 
 use crate::record::{decode_slot, sign_extend, RecordValue};
 use crate::render::aggregation_sorting::{joined_rows, sorted_entries, AggregationSortOptions};
@@ -21,8 +21,8 @@ use crate::render::histogram::render_histogram;
 use crate::render::packed_histogram::PackedHistogram;
 use crate::render::printf::{format_printa_entry, AggregationValue, PrintfContext, PrintfError};
 use crate::render::symbols::{
-    kernel_module_text, kernel_symbol_text, render_kernel_stack, render_user_stack,
-    user_address_text, user_module_text, user_symbol_text, SymbolResolver,
+    recorded_kernel_symbol_text, recorded_user_symbol_text, render_kernel_stack, render_user_stack,
+    SymbolResolver,
 };
 use crate::render::value_histogram::ValueHistogram;
 
@@ -242,10 +242,7 @@ impl AggregationPrinter<'_> {
                 render_user_stack(out, resolver, pid, &frames, indent, &CFormatSpec::default())
             }
             RecordValue::KernelSymbol { address, format } => {
-                let text = match format {
-                    SymbolFormat::Module => kernel_module_text(resolver, address),
-                    _ => kernel_symbol_text(resolver, address),
-                };
+                let text = recorded_kernel_symbol_text(resolver, address, format);
                 push_key_text(out, text.as_bytes());
             }
             RecordValue::UserSymbol {
@@ -253,11 +250,7 @@ impl AggregationPrinter<'_> {
                 address,
                 format,
             } => {
-                let text = match format {
-                    SymbolFormat::Symbol => user_symbol_text(resolver, pid, address),
-                    SymbolFormat::SymbolWithOffset => user_address_text(resolver, pid, address),
-                    SymbolFormat::Module => user_module_text(resolver, pid, address),
-                };
+                let text = recorded_user_symbol_text(resolver, pid, address, format);
                 push_key_text(out, text.as_bytes());
             }
             // A D string prints as a string (even when empty) unless it holds

@@ -2,6 +2,8 @@
 //! and the texts DTrace prints for kernel and user addresses (`module`symbol+0xoffset`
 //! and its shorter forms) and for stack frames.
 
+use difvm::object::SymbolFormat;
+
 use crate::record::StackFrames;
 use crate::render::c_format::{format_string, push_repeated, CFormatSpec};
 
@@ -66,17 +68,8 @@ fn address_text(lookup: Option<SymbolLookup>, address: u64) -> String {
                 address - symbol.address
             )
         }
-        Some(SymbolLookup {
-            module,
-            symbol: Some(symbol),
-        }) => {
-            format!("{}`{}", module, symbol.name)
-        }
-        Some(SymbolLookup {
-            module,
-            symbol: None,
-        }) => format!("{}`0x{:x}", module, address),
-        None => format!("0x{:x}", address),
+        // At the symbol's start, or without a symbol, it reads as `sym()` does.
+        lookup => symbol_text(lookup, address),
     }
 }
 
@@ -134,6 +127,34 @@ pub fn user_symbol_text(resolver: &dyn SymbolResolver, pid: u64, address: u64) -
 /// The text of `umod()`.
 pub fn user_module_text(resolver: &dyn SymbolResolver, pid: u64, address: u64) -> String {
     module_text(resolver.user_symbol(pid, address), address)
+}
+
+/// The text of a recorded `sym()`, `func()` or `mod()` value, as the trace and
+/// aggregation printers show it.
+pub fn recorded_kernel_symbol_text(
+    resolver: &dyn SymbolResolver,
+    address: u64,
+    format: SymbolFormat,
+) -> String {
+    match format {
+        SymbolFormat::Module => kernel_module_text(resolver, address),
+        _ => kernel_symbol_text(resolver, address),
+    }
+}
+
+/// The text of a recorded `usym()`, `ufunc()`, `umod()` or `uaddr()` value, as the trace
+/// and aggregation printers show it.
+pub fn recorded_user_symbol_text(
+    resolver: &dyn SymbolResolver,
+    pid: u64,
+    address: u64,
+    format: SymbolFormat,
+) -> String {
+    match format {
+        SymbolFormat::Symbol => user_symbol_text(resolver, pid, address),
+        SymbolFormat::SymbolWithOffset => user_address_text(resolver, pid, address),
+        SymbolFormat::Module => user_module_text(resolver, pid, address),
+    }
 }
 
 /// Appends a stack as DTrace prints it: a newline, then for every frame `indent`

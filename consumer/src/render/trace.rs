@@ -12,15 +12,14 @@
 //! lands in record order.
 
 use difvm::format::{FormatError, FormatString, PrintfFormat};
-use difvm::object::{Action, ActionKind, ProbeDescription, SymbolFormat};
+use difvm::object::{Action, ActionKind, ProbeDescription};
 
 use crate::record::{sign_extend, RecordValue};
 use crate::render::bytes::render_bytes;
 use crate::render::c_format::{format_bytes_as_string, CFormatSpec};
 use crate::render::printf::{format_printf, PrintfContext, PrintfError};
 use crate::render::symbols::{
-    kernel_module_text, kernel_symbol_text, render_kernel_stack, render_user_stack,
-    user_address_text, user_module_text, user_symbol_text,
+    recorded_kernel_symbol_text, recorded_user_symbol_text, render_kernel_stack, render_user_stack,
 };
 
 /// The options that shape per-firing output.
@@ -322,10 +321,7 @@ impl TraceRenderer {
                 &plain,
             ),
             RecordValue::KernelSymbol { address, format } => {
-                let text = match format {
-                    SymbolFormat::Module => kernel_module_text(resolver, address),
-                    _ => kernel_symbol_text(resolver, address),
-                };
+                let text = recorded_kernel_symbol_text(resolver, address, format);
                 out.push_str(&format!("  {:<width$}", text, width = SYMBOL_WIDTH));
             }
             RecordValue::UserSymbol {
@@ -333,11 +329,7 @@ impl TraceRenderer {
                 address,
                 format,
             } => {
-                let text = match format {
-                    SymbolFormat::Symbol => user_symbol_text(resolver, pid, address),
-                    SymbolFormat::SymbolWithOffset => user_address_text(resolver, pid, address),
-                    SymbolFormat::Module => user_module_text(resolver, pid, address),
-                };
+                let text = recorded_user_symbol_text(resolver, pid, address, format);
                 out.push_str(&format!("  {:<width$}", text, width = SYMBOL_WIDTH));
             }
         }
