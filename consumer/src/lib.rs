@@ -1,4 +1,5 @@
-//! The consumer: session, record decoding, aggregation state, rendering, speculations.
+//! The consumer: session, record decoding, aggregation state, rendering, options and
+//! messages.
 pub mod aggregation_state;
 pub mod catalog;
 pub mod engine;

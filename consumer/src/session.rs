@@ -39,20 +39,17 @@ pub trait TargetWatch {
     fn tracing_started(&mut self) -> Result<(), String> {
         Ok(())
     }
-    /// True once all target processes are gone (always false with no targets).
-    fn all_exited(&mut self) -> bool;
-    /// As [`TargetWatch::all_exited`], writing the notices about the processes seen to
-    /// exit (`pid N has exited`, …) to `messages`.
-    fn report_exits(&mut self, _messages: &dyn MessageSink) -> bool {
-        self.all_exited()
-    }
+    /// True once all target processes are gone (always false with no targets); the
+    /// notices about the processes seen to exit (`pid N has exited`, …) go to
+    /// `messages`.
+    fn report_exits(&mut self, messages: &dyn MessageSink) -> bool;
 }
 
 /// A session without target processes.
 pub struct NoTargets;
 
 impl TargetWatch for NoTargets {
-    fn all_exited(&mut self) -> bool {
+    fn report_exits(&mut self, _messages: &dyn MessageSink) -> bool {
         false
     }
 }

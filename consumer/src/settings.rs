@@ -14,8 +14,8 @@ use std::time::Duration;
 
 use difvm::engine::{BufferPolicy, EngineOptions};
 use dlang::compile::{CompileOptions, MacroVariables};
+use kernel_shim::map_layout::{LayoutOptions, TaskStructOffsets};
 use kernel_shim::runtime::RuntimeOptions;
-use kernel_shim::translate::{LayoutOptions, TaskStructOffsets};
 
 use crate::options::{DtraceOption, OptionSet};
 use crate::preprocess::{Conformance, DataModel, PreprocessorArgument, PreprocessorSettings};

@@ -33,7 +33,7 @@ use std::time::{Duration, Instant};
 
 use kernel_shim::sys::errno_description;
 
-use crate::messages::{MessageSink, StandardStreams};
+use crate::messages::MessageSink;
 use crate::session::TargetWatch;
 
 /// The search path `execvp` uses when `PATH` is unset (glibc's default).
@@ -742,8 +742,7 @@ impl Drop for TargetProcesses {
 
 /// The session's view of the target processes: each check reaps what exited and
 /// reports the classic notice (`dtrace: pid N has exited`, …) unless `quiet`, to the
-/// session's message sink (to standard error when asked through
-/// [`TargetWatch::all_exited`]).
+/// session's message sink.
 pub struct TargetExitReporter<'t> {
     pub targets: &'t mut TargetProcesses,
     pub quiet: bool,
@@ -754,10 +753,6 @@ impl TargetWatch for TargetExitReporter<'_> {
         self.targets
             .release()
             .map_err(|error| error.message().to_string())
-    }
-
-    fn all_exited(&mut self) -> bool {
-        self.report_exits(&StandardStreams)
     }
 
     fn report_exits(&mut self, messages: &dyn MessageSink) -> bool {

@@ -12,6 +12,7 @@ use consumer::catalog::RegistryCatalog;
 use consumer::engine::{TracingEngine, VirtualMachineEngine};
 use consumer::invocation::enable_statements;
 use consumer::kernel_engine::{check_tracing_privileges, KernelEngine, EXIT_NO_PRIVILEGE};
+use consumer::messages::MessageSink;
 use consumer::render::aggregation_sorting::AggregationSortOptions;
 use consumer::render::display_options::AggregationDisplayOptions;
 use consumer::render::trace::TraceOutputOptions;
@@ -143,7 +144,7 @@ impl TargetWatch for StartWork {
         }
         Ok(())
     }
-    fn all_exited(&mut self) -> bool {
+    fn report_exits(&mut self, _messages: &dyn MessageSink) -> bool {
         false
     }
 }

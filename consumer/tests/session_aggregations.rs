@@ -6,6 +6,7 @@
 use std::time::Duration;
 
 use consumer::engine::{TracingEngine, VirtualMachineEngine};
+use consumer::messages::MessageSink;
 use consumer::render::aggregation_sorting::AggregationSortOptions;
 use consumer::render::display_options::AggregationDisplayOptions;
 use consumer::render::trace::TraceOutputOptions;
@@ -79,7 +80,7 @@ struct StopAfter {
 }
 
 impl TargetWatch for StopAfter {
-    fn all_exited(&mut self) -> bool {
+    fn report_exits(&mut self, _messages: &dyn MessageSink) -> bool {
         self.polls = self.polls.saturating_sub(1);
         self.polls == 0
     }

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use consumer::messages::CapturedMessages;
 use consumer::session::TargetWatch;
 use consumer::target_process::{
     parse_pid, signal_name, split_command, TargetExit, TargetExitReporter, TargetExitStatus,
@@ -445,7 +446,7 @@ fn the_session_watch_reports_when_all_targets_are_gone() {
         targets: &mut targets,
         quiet: true,
     };
-    while !reporter.all_exited() {
+    while !reporter.report_exits(&CapturedMessages::default()) {
         assert!(Instant::now() < deadline, "true did not exit");
         std::thread::sleep(Duration::from_millis(10));
     }

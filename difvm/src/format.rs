@@ -21,6 +21,16 @@ pub struct PrintfFormat {
     pub parsed: Result<FormatString, FormatError>,
 }
 
+impl PrintfFormat {
+    /// A format the compiler parsed without error.
+    pub fn from_parsed(text: String, parsed: FormatString) -> PrintfFormat {
+        PrintfFormat {
+            text,
+            parsed: Ok(parsed),
+        }
+    }
+}
+
 /// A parsed format string: literal text and conversions in order.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct FormatString {

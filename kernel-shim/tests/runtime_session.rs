@@ -13,8 +13,8 @@ use common::{bpf_available, call_getppid, thread_id};
 use difvm::engine::{AggregationEntry, BufferPolicy};
 use difvm::object::{EnabledProbe, RECORD_HEADER_SIZE};
 use difvm::verify::VerifiedProgram;
+use kernel_shim::map_layout::LayoutOptions;
 use kernel_shim::runtime::{LoweredSize, Marker, RuntimeOptions, RuntimeSession};
-use kernel_shim::translate::LayoutOptions;
 
 /// Compiles `text` against the dtrace provider and getppid's two syscall probes, and
 /// enables it as dtrace(1) does.

@@ -143,9 +143,9 @@ fn d_default_options() {
     translate_common::check_with(
         &program,
         &firings(),
-        &kernel_shim::translate::LayoutOptions {
+        &kernel_shim::map_layout::LayoutOptions {
             cpu_count: kernel_shim::sys::possible_cpu_count().unwrap_or(1) as u32,
-            ..kernel_shim::translate::LayoutOptions::default()
+            ..kernel_shim::map_layout::LayoutOptions::default()
         },
     );
 }

@@ -12,10 +12,9 @@ use difvm::object::{CompiledProgram, EnabledProbe, ProbeDescription, PROBE_ID_ER
 use difvm::verify::verify_program;
 use dlang::compile::{compile, CompileOptions, ProgramSource};
 use dlang::probes::{ProbeCatalog, ProbeInfo};
+use kernel_shim::map_layout::{LayoutOptions, MapFds, ProgramLayout, TaskStructOffsets};
 use kernel_shim::sys::bpf_map_create;
-use kernel_shim::translate::{
-    translate_probe, ContextKind, LayoutOptions, MapFds, ProgramLayout, TaskStructOffsets,
-};
+use kernel_shim::translate::{translate_probe, ContextKind};
 use translate_common::bpf_available;
 
 /// A catalog in which every description names one probe of its own.

@@ -12,13 +12,15 @@ use difvm::text::assemble;
 use difvm::verify::{verify_program, VerifiedProgram};
 use kernel_shim::ebpf::{Helper, Insn, Reg};
 use kernel_shim::map_layout::VTIMESTAMP_THREADS;
+use kernel_shim::map_layout::{
+    LayoutOptions, MapFds, ProgramLayout, TaskStructOffsets, VtimestampLayout,
+};
 use kernel_shim::sys::MapType;
 use kernel_shim::translate::artificial_frames::ARTIFICIAL_FRAME_WINDOW;
 use kernel_shim::translate::{
     translate_probe, translate_probe_program, translate_probe_with_artificial_frames,
     vtimestamp_tracker, ArtificialFrames, ContextKind, FunctionKind, KernelTextRange,
-    LayoutOptions, MapFds, ProgramLayout, TaskStructOffsets, TranslateError, TranslatedProgram,
-    VtimestampLayout,
+    TranslateError, TranslatedProgram,
 };
 
 fn statement(text: &str, variables: Vec<DifVariable>, kind: ActionKind) -> Statement {

@@ -66,7 +66,7 @@ fn cleanpath_near_strsize() {
         test:::fire { trace(cleanpath("/abcdefghijklmnopqrstuvwxyz")); trace(cleanpath("/a/b/c/d/e/../f/g")); trace(cleanpath("/abcdefgh")); }
         "#,
     );
-    let options = kernel_shim::translate::LayoutOptions {
+    let options = kernel_shim::map_layout::LayoutOptions {
         strsize: 16,
         ..translate_common::options()
     };
@@ -222,7 +222,7 @@ fn loops_in_error_clauses_and_with_long_strings() {
         test:::fire { trace(strtok((char *)0, " ")); trace(inet_ntoa6((in6_addr_t *)alloca(16))); }
         "#,
     );
-    let options = kernel_shim::translate::LayoutOptions {
+    let options = kernel_shim::map_layout::LayoutOptions {
         strsize: 1024,
         ..translate_common::options()
     };

@@ -202,11 +202,7 @@ impl Analyzer<'_> {
                 format!("{name}( ) format string is empty"),
             ));
         }
-        let stored = PrintfFormat {
-            text,
-            parsed: Ok(parsed.clone()),
-        };
-        Ok((stored, parsed))
+        Ok((PrintfFormat::from_parsed(text, parsed.clone()), parsed))
     }
 
     /// The format argument of `freopen()`. An empty format means "restore the original
@@ -232,11 +228,7 @@ impl Analyzer<'_> {
             // empty format just the same (extra arguments are refused).
             return Ok((compile_format(FREOPEN_RESTORE_TOKEN), parsed));
         }
-        let stored = PrintfFormat {
-            text,
-            parsed: Ok(parsed.clone()),
-        };
-        Ok((stored, parsed))
+        Ok((PrintfFormat::from_parsed(text, parsed.clone()), parsed))
     }
 
     /// The format argument as written: a string constant that parses (possibly empty).

@@ -42,6 +42,7 @@ use super::perf_buffer::{BufferEvent, PerfBufferSet};
 use super::probe_plan::{ProbeInstrumentation, ProbePlan};
 use super::records::append_records;
 use super::syscall_dispatch::SyscallDispatch;
+use crate::map_layout::{LayoutOptions, MapFds, ProgramLayout};
 use crate::map_layout::{
     COUNTER_AGGREGATION_DROPS, COUNTER_DYNAMIC_DROPS, COUNTER_ERROR_IN_ERROR_PROBE,
     COUNTER_NESTING_DROPS, COUNTER_PRINCIPAL_DROPS, COUNTER_SPECULATION_BUSY,
@@ -54,7 +55,6 @@ use crate::sys::{
 };
 use crate::translate::{
     program_reads_kernel_stacks, translate_probe_with_artificial_frames, vtimestamp_tracker,
-    LayoutOptions, MapFds, ProgramLayout,
 };
 
 /// Sizes and switches of a session.

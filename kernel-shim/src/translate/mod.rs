@@ -98,11 +98,8 @@ use difvm::object::EnabledProbe;
 use difvm::verify::VerifiedProgram;
 
 use crate::ebpf::Insn;
+use crate::map_layout::{MapFds, ProgramLayout};
 
-pub use crate::map_layout::{
-    DifoLocation, DifoSlot, LayoutError, LayoutOptions, MapFds, MapSpec, ProgramLayout,
-    TaskStructOffsets, VtimestampLayout,
-};
 pub use artificial_frames::{program_reads_kernel_stacks, ArtificialFrames, KernelTextRange};
 pub use context::{ContextKind, TracepointField};
 pub use error::TranslateError;

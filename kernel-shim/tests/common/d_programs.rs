@@ -7,8 +7,8 @@ use difvm::object::{CompiledProgram, EnabledProbe, ProbeDescription};
 use difvm::verify::{verify_program, VerifiedProgram};
 use dlang::compile::{compile, CompileOptions, ProgramSource};
 use dlang::probes::{ListCatalog, ProbeCatalog, ProbeInfo};
+use kernel_shim::map_layout::LayoutOptions;
 use kernel_shim::runtime::{Marker, ProbeInstrumentation, ProbePlan, RuntimeOptions};
-use kernel_shim::translate::LayoutOptions;
 
 /// The probe id of `syscall::getppid:entry` in these tests' catalogs.
 pub const GETPPID_ENTRY: u32 = 500;

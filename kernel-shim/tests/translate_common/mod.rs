@@ -16,6 +16,7 @@ use difvm::verify::verify_program;
 use dlang::compile::{compile, CompileOptions, ProgramSource};
 use dlang::probes::{ListCatalog, ProbeInfo};
 use kernel_shim::ebpf::disassemble;
+use kernel_shim::map_layout::{LayoutOptions, MapFds, ProgramLayout, TaskStructOffsets};
 use kernel_shim::map_layout::{
     AGGREGATION_WORDS_OFFSET, COUNTER_COUNT, COUNTER_ERROR_IN_ERROR_PROBE,
     COUNTER_SPECULATION_UNAVAILABLE,
@@ -24,9 +25,7 @@ use kernel_shim::runtime::{BufferEvent, PerfBufferSet};
 use kernel_shim::sys::{
     bpf_map_create, check_bpf_access, possible_cpu_count, MapFd, TestRunRequest, BPF_ANY,
 };
-use kernel_shim::translate::{
-    translate_probe, ContextKind, LayoutOptions, MapFds, ProgramLayout, TaskStructOffsets,
-};
+use kernel_shim::translate::{translate_probe, ContextKind};
 
 /// The probe id the tests fire.
 pub const PROBE: u32 = 100;
