@@ -104,7 +104,7 @@ pub use crate::map_layout::{
     TaskStructOffsets, VtimestampLayout,
 };
 pub use artificial_frames::{program_reads_kernel_stacks, ArtificialFrames, KernelTextRange};
-pub use context::{ContextKind, TracepointField};
+pub use context::{ContextKind, TracepointField, TracepointValue};
 pub use error::TranslateError;
 pub use program::{FunctionKind, ProgramFunction, TranslatedProgram};
 pub use vtimestamps::vtimestamp_tracker;
