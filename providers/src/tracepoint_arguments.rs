@@ -94,7 +94,11 @@ fn field_type_and_value(field: &EventField) -> (String, TracepointValue) {
         } else if element == "cpumask_t" {
             "unsigned long *".to_string()
         } else {
-            format!("{} *", integer_type_name(element, 8, field.signed))
+            let size = element_size_by_name(element);
+            format!(
+                "{} *",
+                integer_type_name(element, size, is_signed_by_name(element))
+            )
         };
         return (d_type, TracepointValue::DataLocation);
     }
@@ -188,6 +192,14 @@ fn element_size_by_name(element: &str) -> u32 {
                 .map(|bits| bits.parse::<u32>().unwrap_or(8) / 8)
         })
         .unwrap_or(1)
+}
+
+/// Whether an element type not in D's table is signed, by the kernel's naming (`s64`,
+/// `__s32`); the format's `signed:` of a `__data_loc` field describes the location word,
+/// not the elements.
+fn is_signed_by_name(element: &str) -> bool {
+    let name = without_qualifiers(element);
+    name.starts_with('s') || name.starts_with("__s")
 }
 
 /// A pointer field's D type: the declared pointer when D can name what it points at,
