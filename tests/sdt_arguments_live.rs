@@ -216,3 +216,36 @@ fn block_rq_issue_sums_the_bytes_dd_writes() {
         ),
     }
 }
+
+/// Sends one 100-byte UDP datagram to the discard port of 127.0.0.1.
+const LOOPBACK_DATAGRAM_LOAD: &str = "import socket\n\
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n\
+s.sendto(b'x' * 100, ('127.0.0.1', 9))\n";
+
+#[test]
+fn arguments_past_the_tenth_read_from_the_entry() {
+    if must_skip("net", "net_dev_start_xmit") {
+        return;
+    }
+    // net_dev_start_xmit has 17 fields: args[0] is the device name (`__data_loc`),
+    // args[8] the length (100 bytes of data, 8 of UDP, 20 of IPv4 and 14 of the
+    // loopback's Ethernet header) and args[10] the network header's offset.
+    let outcome = DTRACE.run_with_load(
+        "arguments_past_the_tenth_read_from_the_entry",
+        LOOPBACK_DATAGRAM_LOAD,
+        "",
+        &[
+            "-q",
+            "-n",
+            r#"sdt:net::net_dev_start_xmit /pid == $target/
+               { printf("%s %d %d\n", args[0], args[8], args[10]); exit(0); }"#,
+        ],
+    );
+    succeeded(&outcome);
+    assert!(
+        outcome.stdout.lines().any(|line| line == "lo 142 14"),
+        "stdout: {:?}\nstderr: {}",
+        outcome.stdout,
+        outcome.stderr
+    );
+}

@@ -114,3 +114,49 @@ fn the_registry_gives_the_format_types() {
         .expect_err("sched_switch has seven fields");
     assert!(error.contains("index 7 is out of range"), "{error}");
 }
+
+#[test]
+fn every_argument_of_every_tracepoint_of_this_kernel_has_a_d_type() {
+    let Some(tracefs) = Tracefs::find().filter(|tracefs| tracefs.groups().is_ok()) else {
+        println!("skipping: no readable tracefs");
+        return;
+    };
+    let provider = SdtProvider::new(Some(tracefs.clone()));
+    let everything = difvm::object::ProbeDescription {
+        provider: "sdt".to_string(),
+        ..Default::default()
+    };
+    let probes = providers::provider::Provider::probes(&provider, &everything).expect("sdt probes");
+    assert!(!probes.is_empty(), "tracefs lists no tracepoints");
+    let options = CompileOptions {
+        default_error_handler: false,
+        ..CompileOptions::default()
+    };
+    let catalog = RegistryCatalog::new(ProbeRegistry::new(vec![Box::new(SdtProvider::new(Some(
+        tracefs,
+    )))]));
+    let mut failures = Vec::new();
+    let mut arguments = 0;
+    for probe in &probes {
+        let Ok(types) = providers::provider::Provider::argument_types(&provider, probe) else {
+            continue;
+        };
+        if types.is_empty() {
+            continue;
+        }
+        arguments += types.len();
+        let traces: String = (0..types.len())
+            .map(|index| format!("trace(args[{index}]);"))
+            .collect();
+        let text = format!("{} {{ {traces} }}", probe.description);
+        if let Err(error) = compile(
+            &[ProgramSource::script("test.d", &text)],
+            &options,
+            &catalog,
+        ) {
+            failures.push(format!("{} {types:?}: {error:?}", probe.description));
+        }
+    }
+    assert!(arguments > 0);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
