@@ -1,6 +1,6 @@
 //! A tracepoint program that reads every kind of field the sdt provider presents — an
-//! integer, a `char [16]` array and a `__data_loc` string as `argN`, and `args[]` past
-//! the ten argument words — translates and passes the kernel's verifier (which must
+//! integer, a `char [16]` array and a `__data_loc` string as `argN`, `args[]` past the
+//! ten argument words, and a misaligned field of a packed record — translates and passes the kernel's verifier (which must
 //! accept the trace entry's address turned into a plain number).
 
 mod translate_common;
@@ -11,8 +11,8 @@ use dlang::probes::{ListCatalog, ProbeInfo};
 use kernel_shim::translate::{ContextKind, TracepointField, TracepointValue};
 use translate_common::{bpf_available, load_kernel_with, options, PROBE};
 
-/// Twelve fields: a string array at 8, a `__data_loc` string at 24, then integers of
-/// each size and sign, and as the twelfth another `__data_loc` field.
+/// Thirteen fields: a string array at 8, a `__data_loc` string at 24, then integers of
+/// each size and sign, another `__data_loc` field, and a misaligned integer.
 fn fields() -> Vec<TracepointField> {
     let integer = |offset: u16, size: u8, signed: bool| TracepointField {
         offset,
@@ -35,6 +35,9 @@ fn fields() -> Vec<TracepointField> {
         offset: 104,
         value: TracepointValue::DataLocation,
     });
+    // A packed record's misaligned field, which the verifier does not let the program
+    // read from `ctx` directly.
+    fields.push(integer(109, 8, true));
     fields
 }
 
@@ -48,6 +51,7 @@ fn types() -> Vec<String> {
         .map(String::from),
     );
     types.push("string".to_string());
+    types.push("int64_t".to_string());
     types
 }
 
@@ -69,6 +73,7 @@ fn every_kind_of_tracepoint_field_passes_the_verifier() {
     let text = r#"test:::fire /args[0] != "x"/ {
         trace(stringof(args[0])); trace(args[1]); trace(arg0); trace(arg1); trace(arg2);
         trace(args[9]); trace(args[10]); trace(args[11]); @[args[11]] = count();
+        trace(args[12]); trace(arg9);
     }"#;
     let compile_options = CompileOptions {
         default_error_handler: true,

@@ -196,7 +196,7 @@ fn load_tracepoint_arguments(
 /// `r0` = the tracepoint argument `index` from its `field` of the trace entry: integers
 /// sign-extended when signed, arrays as the kernel address of the field, `__data_loc`
 /// fields as the kernel address of the data their location word points at. `scratch` is
-/// a work-area word the address computation may use; r2 is clobbered.
+/// a work-area word the address computation may use; r1–r5 are clobbered.
 pub fn load_tracepoint_field(
     code: &mut ProgramCode,
     field: &TracepointField,
@@ -210,12 +210,7 @@ pub fn load_tracepoint_field(
                     what: format!("a {size}-byte tracepoint argument (argument {index})"),
                     location: String::new(),
                 })?;
-            code.emit(Insn::ldx_mem(
-                memory_size,
-                Reg::R0,
-                CONTEXT,
-                field.offset as i16,
-            ));
+            load_entry_word(code, field.offset, memory_size, size, scratch);
             if signed && size < 8 {
                 let shift = 64 - 8 * size as i32;
                 code.emit(Insn::alu64_imm(AluOp::Lsh, Reg::R0, shift));
@@ -227,18 +222,38 @@ pub fn load_tracepoint_field(
             code.emit(Insn::add64_imm(Reg::R0, i32::from(field.offset)));
         }
         TracepointValue::DataLocation => {
-            code.emit(Insn::ldx_mem(
-                MemSize::W,
-                Reg::R2,
-                CONTEXT,
-                field.offset as i16,
-            ));
-            code.emit(Insn::alu64_imm(AluOp::And, Reg::R2, 0xffff));
+            load_entry_word(code, field.offset, MemSize::W, 4, scratch);
+            code.emit(Insn::alu64_imm(AluOp::And, Reg::R0, 0xffff));
+            code.emit(Insn::mov64_reg(Reg::R2, Reg::R0));
             entry_address_as_number(code, scratch);
             code.alu_reg(AluOp::Add, Reg::R0, Reg::R2);
         }
     }
     Ok(())
+}
+
+/// `r0` = the `size`-byte word at `offset` of the trace entry, zero-extended. The
+/// verifier lets a tracepoint program read its context only at naturally aligned
+/// offsets; a field of a packed record is read with the kernel-read helper instead,
+/// through `scratch`.
+fn load_entry_word(
+    code: &mut ProgramCode,
+    offset: u16,
+    memory_size: MemSize,
+    size: u8,
+    scratch: u32,
+) {
+    if offset % u16::from(size) == 0 {
+        code.emit(Insn::ldx_mem(memory_size, Reg::R0, CONTEXT, offset as i16));
+        return;
+    }
+    entry_address_as_number(code, scratch);
+    code.emit(Insn::mov64_reg(Reg::R3, Reg::R0));
+    code.emit(Insn::add64_imm(Reg::R3, i32::from(offset)));
+    code.state_pointer(Reg::R1, scratch);
+    code.emit(Insn::mov64_imm(Reg::R2, i32::from(size)));
+    code.call(Helper::ProbeReadKernel);
+    code.emit(Insn::ldx_mem(memory_size, Reg::R0, STATE, scratch as i16));
 }
 
 /// `r0` = the trace entry's address (`ctx`), passed through the work area's `scratch`
