@@ -74,7 +74,8 @@ impl ContextKind {
         }
     }
 
-    /// How many arguments `args[]` has.
+    /// How many of the argument words (`arg0`…`arg9`) hold arguments. A tracepoint's
+    /// `args[]` also reaches the fields past the tenth, read from the trace entry.
     pub fn argument_count(&self) -> u8 {
         match self {
             ContextKind::RawTracepoint { argument_count } => (*argument_count).min(10),
