@@ -243,7 +243,7 @@ fn load_entry_word(
     size: u8,
     scratch: u32,
 ) {
-    if offset % u16::from(size) == 0 {
+    if offset.is_multiple_of(u16::from(size)) {
         code.emit(Insn::ldx_mem(memory_size, Reg::R0, CONTEXT, offset as i16));
         return;
     }
