@@ -102,6 +102,19 @@ impl ProbeCatalog for RegistryCatalog {
             .collect()
     }
 
+    fn argument_types(&self, probe: &ProbeInfo) -> Vec<String> {
+        let mut registry = self.registry.borrow_mut();
+        match registry.load_argument_types(probe.id) {
+            Ok(types) => types.to_vec(),
+            Err(error) => {
+                let message = error.to_string();
+                drop(registry);
+                self.note_error(message);
+                probe.argument_types.clone()
+            }
+        }
+    }
+
     fn probe_by_id(&self, id: u32) -> Option<ProbeInfo> {
         let mut registry = self.registry.borrow_mut();
         match registry.probe_by_id(id) {

@@ -25,6 +25,13 @@ pub trait ProbeCatalog {
     /// Every probe matching `description` (fields may be empty or glob patterns).
     fn matching(&self, description: &ProbeDescription) -> Vec<ProbeInfo>;
 
+    /// The C type names of `probe`'s arguments. Catalogs whose providers load argument
+    /// types lazily (tracepoint formats) load them here, when a clause names `args[]`;
+    /// the default is what the probe already carries.
+    fn argument_types(&self, probe: &ProbeInfo) -> Vec<String> {
+        probe.argument_types.clone()
+    }
+
     /// The probe with id `id`, for descriptions written as a bare probe id.
     fn probe_by_id(&self, id: u32) -> Option<ProbeInfo> {
         let everything = ProbeDescription::default();

@@ -10,6 +10,7 @@ use kernel_shim::translate::{ContextKind, TracepointField};
 
 use crate::provider::{DtraceProbe, ProbeEntry, ProbeKind};
 use crate::tracefs::{mount_tracefs_if_missing, EventFormat};
+use crate::tracepoint_arguments::tracepoint_arguments;
 
 /// The plans of every probe that `enabled_probes` enable, once per probe, in the order
 /// they are first enabled. `probes` holds the registry entry of every probe id in
@@ -131,21 +132,13 @@ pub fn probe_plan(probe: &ProbeEntry) -> Result<Option<ProbePlan>, String> {
     }))
 }
 
-/// The arguments of a tracepoint program: the event's own fields, in order, up to the
-/// first one that is not a 1-, 2-, 4- or 8-byte scalar (later arguments read as 0).
+/// The arguments of a tracepoint program: every field of the event after the common
+/// header, in order (`arg0`…`arg9` are the first ten; see `tracepoint_arguments` for
+/// what each holds).
 pub fn tracepoint_fields(format: &EventFormat) -> Vec<TracepointField> {
-    format
-        .argument_fields()
-        .map_while(|field| {
-            let scalar = matches!(field.size, 1 | 2 | 4 | 8) && !field.c_type.contains('[');
-            let offset = u16::try_from(field.offset).ok()?;
-            scalar.then_some(TracepointField {
-                offset,
-                size: field.size as u8,
-                signed: field.signed,
-            })
-        })
-        .take(10)
+    tracepoint_arguments(format)
+        .into_iter()
+        .map(|argument| argument.field)
         .collect()
 }
 

@@ -17,5 +17,6 @@ pub mod sdt_provider;
 pub mod syscall_provider;
 pub mod syscall_table;
 pub mod tracefs;
+pub mod tracepoint_arguments;
 pub mod usdt_provider;
 pub mod user_objects;

@@ -1,5 +1,6 @@
 //! The sdt provider: kernel tracepoints, tracefs `events/GROUP/EVENT`, as
-//! `sdt:GROUP::EVENT`, typed from the event's `format` file.
+//! `sdt:GROUP::EVENT`, typed from the event's `format` file (every field after the
+//! common header is an argument; `tracepoint_arguments` gives each its D type).
 //!
 //! When tracefs cannot be read (not mounted, or no permission) the provider has no
 //! probes; argument types are read lazily because reading every `format` file is slow.
@@ -15,6 +16,7 @@ use crate::provider::{
     concrete_description, module_function_name_match, ProbeEntry, ProbeKind, Provider,
 };
 use crate::tracefs::Tracefs;
+use crate::tracepoint_arguments::tracepoint_arguments;
 
 /// Event groups that are not tracepoints: `ftrace` holds the tracer's own record
 /// formats (function, funcgraph_entry, …), which cannot be attached to.
@@ -90,9 +92,9 @@ impl Provider for SdtProvider {
             return Ok(Vec::new());
         };
         let format = tracefs.event_format(group, event)?;
-        Ok(format
-            .argument_fields()
-            .map(|field| field.c_type.clone())
+        Ok(tracepoint_arguments(&format)
+            .into_iter()
+            .map(|argument| argument.d_type)
             .collect())
     }
 

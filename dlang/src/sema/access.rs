@@ -479,12 +479,13 @@ impl Analyzer<'_> {
                 "index for args[ ] must be an integer constant",
             ));
         };
-        let mut signature: Option<(&str, &Vec<String>)> = None;
+        let mut signature: Option<(&str, Vec<String>)> = None;
         for (description, probes) in &clause.probes {
             for probe in probes {
-                match signature {
-                    None => signature = Some((description, &probe.argument_types)),
-                    Some((_, existing)) if *existing == probe.argument_types => {}
+                let types = self.catalog.argument_types(probe);
+                match &signature {
+                    None => signature = Some((description, types)),
+                    Some((_, existing)) if *existing == types => {}
                     Some(_) => {
                         return Err(error(
                             ErrorTag::D_ARGS_MULTI,
@@ -502,9 +503,7 @@ impl Analyzer<'_> {
             .first()
             .map(|(text, _)| text.clone())
             .unwrap_or_default();
-        let types = signature
-            .map(|(_, types)| types.clone())
-            .unwrap_or_default();
+        let types = signature.map(|(_, types)| types).unwrap_or_default();
         let Some(type_name) = types.get(index_value as usize) else {
             return Err(error(
                 ErrorTag::D_ARGS_IDX,
@@ -522,7 +521,13 @@ impl Analyzer<'_> {
                 format!("args[{index_value}] of {description}: {}", failure.message),
             )
         })?;
-        if self.types.is_by_reference(ty) || self.types.is_void(ty) {
+        // Arrays (a tracepoint's `char [16]`) and strings (its `__data_loc char[]`) are
+        // passed as the address of their data, as D passes them everywhere else.
+        let by_address = matches!(
+            self.types.resolved_kind(ty),
+            TypeKind::Array { .. } | TypeKind::String
+        );
+        if (self.types.is_by_reference(ty) && !by_address) || self.types.is_void(ty) {
             return Err(error(
                 ErrorTag::D_ARGS_TYPE,
                 span,

@@ -10,7 +10,7 @@
 //! x86_64 `struct pt_regs` offsets are used for syscall, profile and uprobe contexts.
 
 use super::code::ProgramCode;
-use super::context::{ContextKind, TracepointField};
+use super::context::{ContextKind, TracepointField, TracepointValue};
 use super::error::TranslateError;
 use super::registers::{CONTEXT, STATE};
 use crate::ebpf::{AluOp, Helper, Insn, JmpOp, Label, MemSize, Reg};
@@ -171,8 +171,8 @@ fn load_syscall_entry_arguments(
     }
 }
 
-/// A tracepoint's wanted arguments from the fields of its trace entry, sign-extended
-/// when signed.
+/// A tracepoint's wanted arguments from the fields of its trace entry (see
+/// [`load_tracepoint_field`] for what each word holds).
 fn load_tracepoint_arguments(
     code: &mut ProgramCode,
     layout: &ProgramLayout,
@@ -186,22 +186,81 @@ fn load_tracepoint_arguments(
         .enumerate()
         .filter(|&(index, _)| wanted(index as u32))
     {
-        let size = MemSize::from_bytes(field.size as usize).ok_or_else(|| {
-            TranslateError::Unsupported {
-                what: format!(
-                    "a {}-byte tracepoint argument (argument {index})",
-                    field.size
-                ),
-                location: String::new(),
-            }
-        })?;
-        code.emit(Insn::ldx_mem(size, Reg::R0, CONTEXT, field.offset as i16));
-        if field.signed && field.size < 8 {
-            let shift = 64 - 8 * field.size as i32;
-            code.emit(Insn::alu64_imm(AluOp::Lsh, Reg::R0, shift));
-            code.emit(Insn::alu64_imm(AluOp::Arsh, Reg::R0, shift));
-        }
-        code.store_state(argument_word(layout, index as u32), Reg::R0);
+        let word = argument_word(layout, index as u32);
+        load_tracepoint_field(code, field, index, word)?;
+        code.store_state(word, Reg::R0);
     }
     Ok(())
+}
+
+/// `r0` = the tracepoint argument `index` from its `field` of the trace entry: integers
+/// sign-extended when signed, arrays as the kernel address of the field, `__data_loc`
+/// fields as the kernel address of the data their location word points at. `scratch` is
+/// a work-area word the address computation may use; r1–r5 are clobbered.
+pub fn load_tracepoint_field(
+    code: &mut ProgramCode,
+    field: &TracepointField,
+    index: usize,
+    scratch: u32,
+) -> Result<(), TranslateError> {
+    match field.value {
+        TracepointValue::Integer { size, signed } => {
+            let memory_size =
+                MemSize::from_bytes(size as usize).ok_or_else(|| TranslateError::Unsupported {
+                    what: format!("a {size}-byte tracepoint argument (argument {index})"),
+                    location: String::new(),
+                })?;
+            load_entry_word(code, field.offset, memory_size, size, scratch);
+            if signed && size < 8 {
+                let shift = 64 - 8 * size as i32;
+                code.emit(Insn::alu64_imm(AluOp::Lsh, Reg::R0, shift));
+                code.emit(Insn::alu64_imm(AluOp::Arsh, Reg::R0, shift));
+            }
+        }
+        TracepointValue::Address => {
+            entry_address_as_number(code, scratch);
+            code.emit(Insn::add64_imm(Reg::R0, i32::from(field.offset)));
+        }
+        TracepointValue::DataLocation => {
+            load_entry_word(code, field.offset, MemSize::W, 4, scratch);
+            code.emit(Insn::alu64_imm(AluOp::And, Reg::R0, 0xffff));
+            code.emit(Insn::mov64_reg(Reg::R2, Reg::R0));
+            entry_address_as_number(code, scratch);
+            code.alu_reg(AluOp::Add, Reg::R0, Reg::R2);
+        }
+    }
+    Ok(())
+}
+
+/// `r0` = the `size`-byte word at `offset` of the trace entry, zero-extended. The
+/// verifier lets a tracepoint program read its context only at naturally aligned
+/// offsets; a field of a packed record is read with the kernel-read helper instead,
+/// through `scratch`.
+fn load_entry_word(
+    code: &mut ProgramCode,
+    offset: u16,
+    memory_size: MemSize,
+    size: u8,
+    scratch: u32,
+) {
+    if offset.is_multiple_of(u16::from(size)) {
+        code.emit(Insn::ldx_mem(memory_size, Reg::R0, CONTEXT, offset as i16));
+        return;
+    }
+    entry_address_as_number(code, scratch);
+    code.emit(Insn::mov64_reg(Reg::R3, Reg::R0));
+    code.emit(Insn::add64_imm(Reg::R3, i32::from(offset)));
+    code.state_pointer(Reg::R1, scratch);
+    code.emit(Insn::mov64_imm(Reg::R2, i32::from(size)));
+    code.call(Helper::ProbeReadKernel);
+    code.emit(Insn::ldx_mem(memory_size, Reg::R0, STATE, scratch as i16));
+}
+
+/// `r0` = the trace entry's address (`ctx`), passed through the work area's `scratch`
+/// word: read back, it is a plain number to the verifier, so that the program may add an
+/// offset found at run time and hand the result to DIF like any other address. The entry
+/// is kernel memory, which the kernel-read helper reads.
+fn entry_address_as_number(code: &mut ProgramCode, scratch: u32) {
+    code.store_state(scratch, CONTEXT);
+    code.load_state(Reg::R0, scratch);
 }

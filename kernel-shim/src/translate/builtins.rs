@@ -24,13 +24,15 @@
 use difvm::isa::builtin_variable as variable;
 use difvm::object::FaultCode;
 
+use super::arguments::load_tracepoint_field;
 use super::artificial_frames::load_artificial_frame_count;
 use super::code::{FaultSite, FaultValue, ProgramCode};
+use super::context::{ContextKind, TracepointField};
 use super::error::TranslateError;
 use super::registers::{CONTEXT, SPILL_0, STATE};
 use super::translation_context::{Chain, StatementContext};
 use super::vtimestamps::load_vtimestamp;
-use crate::ebpf::{AluOp, Helper, Insn, JmpOp, MemSize, Reg};
+use crate::ebpf::{AluOp, Helper, Insn, JmpOp, Label, MemSize, Reg};
 use crate::map_layout::{TAG_SHIFT, TAG_STATE};
 
 /// `bpf_get_stack`'s flag for the user stack.
@@ -104,7 +106,11 @@ pub fn load_argument_by_index(
     cx: &StatementContext<'_>,
     index: Reg,
     site: FaultSite,
-) {
+) -> Result<(), TranslateError> {
+    let done = code.label();
+    if let (Chain::Main, ContextKind::Tracepoint { fields }) = (cx.chain, cx.context()) {
+        load_tracepoint_argument_beyond_words(code, cx, fields, index, done)?;
+    }
     let count = chain_argument_count(cx);
     code.fault_if_imm(
         cx.fault_exit,
@@ -124,6 +130,29 @@ pub fn load_argument_by_index(
         Reg::R2,
         arguments_offset(cx) as i16,
     ));
+    code.bind(done);
+    Ok(())
+}
+
+/// `args[i]` of a tracepoint with more fields than the ten argument words: for each
+/// field from the eleventh on, when `index` names it, r0 = the field read from the trace
+/// entry, then a jump to `done`. Other indices fall through.
+fn load_tracepoint_argument_beyond_words(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    fields: &[TracepointField],
+    index: Reg,
+    done: Label,
+) -> Result<(), TranslateError> {
+    let scratch = cx.layout().state.temporary;
+    for (position, field) in fields.iter().enumerate().skip(10) {
+        let next = code.label();
+        code.asm.jmp_imm_to(JmpOp::Ne, index, position as i32, next);
+        load_tracepoint_field(code, field, position, scratch)?;
+        code.asm.ja_to(done);
+        code.bind(next);
+    }
+    Ok(())
 }
 
 /// `r0 = built-in variable id`.

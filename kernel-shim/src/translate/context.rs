@@ -8,13 +8,25 @@ use difvm::object::CompiledProgram;
 use crate::map_layout::program_difos;
 use crate::sys::ProgramType;
 
-/// One argument of a (non-raw) tracepoint: where it is in the trace entry.
+/// One argument of a (non-raw) tracepoint: where its field is in the trace entry and
+/// what `argN` holds for it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TracepointField {
+    /// The field's offset in the trace entry (`ctx`).
     pub offset: u16,
-    /// 1, 2, 4 or 8.
-    pub size: u8,
-    pub signed: bool,
+    pub value: TracepointValue,
+}
+
+/// What a tracepoint argument's word holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TracepointValue {
+    /// The field's integer value, `size` (1, 2, 4 or 8) bytes, sign-extended when signed.
+    Integer { size: u8, signed: bool },
+    /// The kernel address of the field itself (a fixed-size array inside the entry).
+    Address,
+    /// The kernel address of the data a `__data_loc` word points at: the word's low 16
+    /// bits are the data's offset from the start of the entry.
+    DataLocation,
 }
 
 /// What the program's `ctx` is and how the probe's arguments are found in it.
@@ -62,7 +74,8 @@ impl ContextKind {
         }
     }
 
-    /// How many arguments `args[]` has.
+    /// How many of the argument words (`arg0`…`arg9`) hold arguments. A tracepoint's
+    /// `args[]` also reaches the fields past the tenth, read from the trace entry.
     pub fn argument_count(&self) -> u8 {
         match self {
             ContextKind::RawTracepoint { argument_count } => (*argument_count).min(10),

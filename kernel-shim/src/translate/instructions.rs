@@ -146,7 +146,7 @@ fn translate_instruction(
         Opcode::Setx | Opcode::Sets => {
             translate_constant(code, cx, translation, opcode, instruction)
         }
-        Opcode::Ldga | Opcode::Ldta => translate_array_load(code, cx, opcode, instruction, site),
+        Opcode::Ldga | Opcode::Ldta => translate_array_load(code, cx, opcode, instruction, site)?,
         Opcode::Ldgs | Opcode::Ldts | Opcode::Ldls => {
             load_variable(code, cx, opcode, instruction.index(), rd, site)?;
         }
@@ -453,16 +453,16 @@ fn translate_array_load(
     opcode: Opcode,
     instruction: Instruction,
     site: FaultSite,
-) {
+) -> Result<(), TranslateError> {
     let (r1, r2, rd) = (instruction.r1(), instruction.r2(), instruction.rd());
     if opcode == Opcode::Ldta {
         code.emit(Insn::mov64_imm(Reg::R0, 0));
         code.store_dif(rd, Reg::R0);
-        return;
+        return Ok(());
     }
     code.load_dif(Reg::R1, r2);
     if r1 as u16 == builtin_array::ARGS {
-        load_argument_by_index(code, cx, Reg::R1, site);
+        load_argument_by_index(code, cx, Reg::R1, site)?;
     } else if r1 as u16 == builtin_array::REGS || r1 as u16 == builtin_array::UREGS {
         load_register(code, cx, r1 as u16 == builtin_array::UREGS, site);
     } else {
@@ -473,9 +473,10 @@ fn translate_array_load(
             FaultValue::Register(Reg::R1),
             site,
         );
-        return;
+        return Ok(());
     }
     code.store_dif(rd, Reg::R0);
+    Ok(())
 }
 
 fn load_kind(opcode: Opcode) -> (u32, bool, Access) {

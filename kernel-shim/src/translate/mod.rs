@@ -101,7 +101,7 @@ use crate::ebpf::Insn;
 use crate::map_layout::{MapFds, ProgramLayout};
 
 pub use artificial_frames::{program_reads_kernel_stacks, ArtificialFrames, KernelTextRange};
-pub use context::{ContextKind, TracepointField};
+pub use context::{ContextKind, TracepointField, TracepointValue};
 pub use error::TranslateError;
 pub use program::{FunctionKind, ProgramFunction, TranslatedProgram};
 pub use vtimestamps::vtimestamp_tracker;
