@@ -1,9 +1,10 @@
 //! DTrace's system D library, built in: the inline constants that dtrace(1) loads from
-//! `/usr/lib/dtrace` for every program (`errno.d`, `signal.d`), so that programs can say
-//! `errno == ENOENT` or `raise(SIGUSR1)`. `-x nolibs` leaves them out.
+//! `/usr/lib/dtrace` for every program (`errno.d`, `signal.d`, `regs.d`), so that
+//! programs can say `errno == ENOENT`, `raise(SIGUSR1)` or `uregs[R_PC]`. `-x nolibs`
+//! leaves them out.
 //!
 //! A library inline is declared when a program first names it and has no variable,
-//! inline or enumerator of that name itself: declaring all ~170 of them up front would
+//! inline or enumerator of that name itself: declaring all ~200 of them up front would
 //! cost more than compiling a typical one-liner, and a program's own names win.
 
 use std::collections::HashMap;
@@ -19,6 +20,7 @@ use crate::parse::{parse_program, ParseContext};
 const SYSTEM_LIBRARY: &[(&str, &str)] = &[
     ("errno.d", include_str!("../library/errno.d")),
     ("signal.d", include_str!("../library/signal.d")),
+    ("regs.d", include_str!("../library/regs.d")),
 ];
 
 /// One inline of the library, with the file it comes from.
