@@ -12,7 +12,7 @@ use super::builtins::{load_argument_by_index, load_register};
 use super::code::{FaultSite, FaultValue, ProgramCode};
 use super::error::TranslateError;
 use super::memory::{
-    allocate_scratch, load_memory, read_string, resolve_address_extent, scratch_address,
+    allocate_scratch, copy_extent_into_scratch, load_memory, read_string, scratch_address,
     writable_scratch, Access, ScratchSize, StringDestination, WriteSize,
 };
 use super::registers::{CONDITION_LEFT, CONDITION_RIGHT, SAVED_0, SAVED_1, SPILL_0};
@@ -586,44 +586,13 @@ fn copy_into_scratch(
 ) {
     code.load_dif(SAVED_1, rd);
     code.load_dif(Reg::R4, r2);
-    code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R4, SPILL_0));
-    writable_scratch(
+    copy_extent_into_scratch(
         code,
         cx,
-        SAVED_1,
-        WriteSize::Register(Reg::R4),
-        SAVED_0,
+        |code| code.load_dif(SAVED_1, r1),
+        Access::Kernel,
         site,
     );
-    let done = code.label();
-    code.emit(Insn::ldx_mem(MemSize::DW, Reg::R2, Reg::FP, SPILL_0));
-    code.asm.jmp_imm_to(JmpOp::Eq, Reg::R2, 0, done);
-    code.load_dif(SAVED_1, r1);
-    resolve_address_extent(code, cx, SAVED_1, SPILL_0, Reg::R3, Access::Kernel, site);
-    code.emit(Insn::ldx_mem(MemSize::DW, Reg::R2, Reg::FP, SPILL_0));
-    let scratch_size = cx.layout().state.scratch_size;
-    code.fault_if_imm(
-        cx.fault_exit,
-        JmpOp::Gt,
-        Reg::R2,
-        scratch_size as i32,
-        FaultCode::BadAddress,
-        FaultValue::Register(SAVED_1),
-        site,
-    );
-    code.mov(Reg::R1, SAVED_0);
-    code.call(crate::ebpf::Helper::ProbeReadKernel);
-    code.fault_if_imm(
-        cx.fault_exit,
-        JmpOp::Ne,
-        Reg::R0,
-        0,
-        FaultCode::BadAddress,
-        FaultValue::Register(SAVED_1),
-        site,
-    );
-    code.bind(done);
-    code.emit(Insn::mov64_imm(SAVED_0, 0));
 }
 
 /// Which result of a signed division is wanted.

@@ -11,7 +11,7 @@
 use difvm::object::FaultCode;
 
 use super::code::{FaultSite, FaultValue, ProgramCode};
-use super::registers::{SPILL_4, STATE};
+use super::registers::{SAVED_0, SAVED_1, SPILL_0, SPILL_4, STATE};
 use super::translation_context::StatementContext;
 use crate::ebpf::{AluOp, Helper, Insn, JmpOp, Label, MemSize, Reg};
 use crate::map_layout::ProgramLayout;
@@ -613,4 +613,59 @@ struct TaggedArea {
     size: u32,
     is_scratch: bool,
     base: AreaBase,
+}
+
+/// Copies the size in r4 bytes into the scratch at the DIF address in `SAVED_1` (`copys`,
+/// `bcopy`, `copyin`, `copyinto`): the destination is checked writable first, a zero size
+/// copies nothing, `load_source` then puts the source address in `SAVED_1`, and the read
+/// goes through the kernel- or user-read helper by `access`. Leaves 0 in `SAVED_0`.
+pub fn copy_extent_into_scratch(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    load_source: impl FnOnce(&mut ProgramCode),
+    access: Access,
+    site: FaultSite,
+) {
+    code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R4, SPILL_0));
+    writable_scratch(
+        code,
+        cx,
+        SAVED_1,
+        WriteSize::Register(Reg::R4),
+        SAVED_0,
+        site,
+    );
+    let done = code.label();
+    code.emit(Insn::ldx_mem(MemSize::DW, Reg::R2, Reg::FP, SPILL_0));
+    code.asm.jmp_imm_to(JmpOp::Eq, Reg::R2, 0, done);
+    load_source(code);
+    resolve_address_extent(code, cx, SAVED_1, SPILL_0, Reg::R3, access, site);
+    code.emit(Insn::ldx_mem(MemSize::DW, Reg::R2, Reg::FP, SPILL_0));
+    code.fault_if_imm(
+        cx.fault_exit,
+        JmpOp::Gt,
+        Reg::R2,
+        cx.layout().state.scratch_size as i32,
+        FaultCode::BadAddress,
+        FaultValue::Register(SAVED_1),
+        site,
+    );
+    code.mov(Reg::R1, SAVED_0);
+    let helper = if access == Access::User {
+        Helper::ProbeReadUser
+    } else {
+        Helper::ProbeReadKernel
+    };
+    code.call(helper);
+    code.fault_if_imm(
+        cx.fault_exit,
+        JmpOp::Ne,
+        Reg::R0,
+        0,
+        FaultCode::BadAddress,
+        FaultValue::Register(SAVED_1),
+        site,
+    );
+    code.bind(done);
+    code.emit(Insn::mov64_imm(SAVED_0, 0));
 }

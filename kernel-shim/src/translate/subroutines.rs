@@ -17,10 +17,8 @@ use difvm::object::FaultCode;
 use super::clean_path::clean_path;
 use super::code::{FaultSite, FaultValue, ProgramCode};
 use super::error::TranslateError;
-use super::memory::{
-    allocate_scratch, read_string, resolve_address_extent, scratch_address, writable_scratch,
-};
-use super::memory::{Access, ScratchSize, StringDestination, WriteSize};
+use super::memory::{allocate_scratch, copy_extent_into_scratch, read_string, scratch_address};
+use super::memory::{Access, ScratchSize, StringDestination};
 use super::network::format_address;
 use super::network::AddressFormat;
 use super::registers::{SAVED_0, SAVED_1, SPILL_0, SPILL_1, SPILL_2, STATE};
@@ -420,48 +418,14 @@ fn copy_to_scratch(
     access: Access,
     site: FaultSite,
 ) {
-    code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R4, SPILL_0));
-    writable_scratch(
+    let layout = cx.layout();
+    copy_extent_into_scratch(
         code,
         cx,
-        SAVED_1,
-        WriteSize::Register(Reg::R4),
-        SAVED_0,
+        |code| argument(code, layout, SAVED_1, 0),
+        access,
         site,
     );
-    let done = code.label();
-    code.emit(Insn::ldx_mem(MemSize::DW, Reg::R2, Reg::FP, SPILL_0));
-    code.asm.jmp_imm_to(JmpOp::Eq, Reg::R2, 0, done);
-    argument(code, cx.layout(), SAVED_1, 0);
-    resolve_address_extent(code, cx, SAVED_1, SPILL_0, Reg::R3, access, site);
-    code.emit(Insn::ldx_mem(MemSize::DW, Reg::R2, Reg::FP, SPILL_0));
-    code.fault_if_imm(
-        cx.fault_exit,
-        JmpOp::Gt,
-        Reg::R2,
-        cx.layout().state.scratch_size as i32,
-        FaultCode::BadAddress,
-        FaultValue::Register(SAVED_1),
-        site,
-    );
-    code.mov(Reg::R1, SAVED_0);
-    let helper = if access == Access::User {
-        Helper::ProbeReadUser
-    } else {
-        Helper::ProbeReadKernel
-    };
-    code.call(helper);
-    code.fault_if_imm(
-        cx.fault_exit,
-        JmpOp::Ne,
-        Reg::R0,
-        0,
-        FaultCode::BadAddress,
-        FaultValue::Register(SAVED_1),
-        site,
-    );
-    code.bind(done);
-    code.emit(Insn::mov64_imm(SAVED_0, 0));
 }
 
 /// `progenyof(pid)` with the pid in `SPILL_1`: r0 = 1 when the current process or
