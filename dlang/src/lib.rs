@@ -7,6 +7,7 @@ pub mod cg;
 pub mod compile;
 pub mod diagnostics;
 pub mod format;
+pub mod kernel_types;
 pub mod lex;
 pub mod options;
 pub mod parse;
