@@ -33,6 +33,10 @@ pub struct LayoutOptions {
     /// ([`TaskStructOffsets::from_running_kernel`]); `ppid` and `progenyof()` need them
     /// and cannot be translated without.
     pub task_offsets: Option<TaskStructOffsets>,
+    /// The physical package of each possible CPU, by CPU number
+    /// (`sys::physical_package_id`), for `curcpu->cpu_chip`; CPUs past its end are on
+    /// package 0. The runtime fills it for programs that read `curcpu`.
+    pub cpu_chips: Vec<u32>,
 }
 
 impl Default for LayoutOptions {
@@ -46,6 +50,7 @@ impl Default for LayoutOptions {
             speculation_size: 32 * 1024,
             cpu_count: 1,
             task_offsets: None,
+            cpu_chips: Vec::new(),
         }
     }
 }
