@@ -627,6 +627,7 @@ fn valid_program() -> CompiledProgram {
         aggregations: vec![aggregation(1, 8, vec![slot(0, 8, 8)])],
         variables: vec![],
         options: vec![],
+        kernel_type_read: None,
     }
 }
 

@@ -164,6 +164,9 @@ impl Analyzer<'_> {
         if self.declare_library_inline(name)? {
             return self.identifier(name, span);
         }
+        if let Some((enum_type, value)) = self.types.kernel_enumerator(name) {
+            return Ok(self.constant(value as u64, enum_type, span));
+        }
         if let Some(needs) = kernel_inline_requirement(name) {
             return Err(error(
                 ErrorTag::D_IDENT_UNDEF,
