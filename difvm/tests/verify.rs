@@ -519,6 +519,7 @@ fn ret_difo() -> Difo {
         string_table: vec![],
         variable_table: vec![],
         return_type: DifType::integer(8),
+        kernel_relocations: Vec::new(),
     }
 }
 

@@ -223,6 +223,9 @@ impl Analyzer<'_> {
                 None => Err(self.not_yet_assigned(&format!("this->{name}"), span)),
             },
             ExprKind::Index { base, keys } => self.index_place(base, keys, span),
+            ExprKind::ScopedIdentifier { module, name } => {
+                self.kernel_variable_place(module, name, span)
+            }
             ExprKind::Member { base, member } => {
                 if let ExprKind::Xlate { ty, operand } = &base.kind {
                     return Ok(Place::Value(

@@ -37,15 +37,9 @@ impl Analyzer<'_> {
                 })
             }
             ExprKind::Identifier(name) => self.identifier(name, span),
-            ExprKind::ScopedIdentifier { module, name } => Err(error(
-                ErrorTag::D_SYM_NOTYPES,
-                span,
-                format!(
-                    "failed to resolve {module}`{name}: kernel symbol information is not available"
-                ),
-            )),
             ExprKind::Macro(variable) => self.macro_expression(variable, span),
             ExprKind::ThreadLocal(_)
+            | ExprKind::ScopedIdentifier { .. }
             | ExprKind::ClauseLocal(_)
             | ExprKind::Index { .. }
             | ExprKind::Member { .. }

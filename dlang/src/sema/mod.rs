@@ -19,6 +19,7 @@ mod expressions;
 mod formatting;
 mod functions;
 pub mod ir;
+mod kernel_variables;
 mod library;
 mod macros;
 mod operators;
