@@ -123,6 +123,13 @@ impl Analyzer<'_> {
     }
 }
 
+/// Whether the system library defines an inline named `name`.
+pub(super) fn is_library_inline(name: &str) -> bool {
+    system_library()
+        .as_ref()
+        .is_ok_and(|library| library.contains_key(name))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,6 +9,7 @@
 //! are stripped.
 
 mod intrinsics;
+mod kernel;
 mod layout;
 mod names;
 mod parse_name;
@@ -17,4 +18,7 @@ mod table;
 pub use layout::MemberLayout;
 pub(crate) use parse_name::intrinsic_from_words;
 pub use parse_name::{parse_type_name, TypeNameError};
-pub use table::{AggregateBody, Member, Qualifiers, TypeId, TypeKind, TypeTable, WellKnownTypes};
+pub use table::{
+    AggregateBody, Member, Qualifiers, TypeId, TypeKind, TypeTable, WellKnownTypes,
+    KERNEL_TYPE_BASE,
+};

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use super::task_offsets::TaskStructOffsets;
+use super::task_offsets::{PerCpuBaseOffsets, TaskStructOffsets};
 
 /// The largest hash key the layout produces. Kernels before 5.x refused keys larger than
 /// the eBPF stack (512 bytes); current ones accept these (checked on 6.18), and keys live
@@ -37,6 +37,9 @@ pub struct LayoutOptions {
     /// (`sys::physical_package_id`), for `curcpu->cpu_chip`; CPUs past its end are on
     /// package 0. The runtime fills it for programs that read `curcpu`.
     pub cpu_chips: Vec<u32>,
+    /// How a probe finds this CPU's per-CPU area; per-CPU kernel variables need it and
+    /// cannot be translated without. Only programs that read one look it up.
+    pub per_cpu_base: Option<PerCpuBaseOffsets>,
 }
 
 impl Default for LayoutOptions {
@@ -51,6 +54,7 @@ impl Default for LayoutOptions {
             cpu_count: 1,
             task_offsets: None,
             cpu_chips: Vec::new(),
+            per_cpu_base: None,
         }
     }
 }

@@ -3,7 +3,7 @@
 //! scratch, `setx`/`sets`, `allocs`/`copys`, the tuple stack, and dispatch to the
 //! variable, built-in and subroutine translations. The DIFO's result is left in r8.
 
-use difvm::difo::Difo;
+use difvm::difo::{Difo, KernelRelocationValue};
 use difvm::engine::MAX_OBJECT_SIZE;
 use difvm::isa::{builtin_array, Instruction, Opcode, DIF_TYPE_STRING};
 use difvm::object::FaultCode;
@@ -21,7 +21,7 @@ use super::subroutines::call_subroutine;
 use super::translation_context::StatementContext;
 use super::tuples::{tuple_entry, tuple_shapes, EntryKind, Shape};
 use super::variables::{access_associative, load_variable, store_variable};
-use crate::ebpf::{AluOp, Insn, JmpOp, Label, MemSize, Reg};
+use crate::ebpf::{AluOp, Helper, Insn, JmpOp, Label, MemSize, Reg};
 use crate::map_layout::{DifoLocation, TAG_CONSTANTS, TAG_SHIFT};
 
 /// What the translation of one DIFO needs beyond the statement's context.
@@ -144,7 +144,7 @@ fn translate_instruction(
         }
         Opcode::Nop => {}
         Opcode::Setx | Opcode::Sets => {
-            translate_constant(code, cx, translation, opcode, instruction)
+            translate_constant(code, cx, translation, opcode, instruction)?
         }
         Opcode::Ldga | Opcode::Ldta => translate_array_load(code, cx, opcode, instruction, site)?,
         Opcode::Ldgs | Opcode::Ldts | Opcode::Ldls => {
@@ -413,23 +413,77 @@ fn translate_store(
 }
 
 /// `setx` (from the integer table) and `sets` (an address in the string table).
+/// `r0 = ` the value of a kernel relocation: for a per-CPU variable, this CPU's
+/// per-CPU area (found as [`crate::map_layout::PerCpuBaseOffsets`] says) plus the variable's offset in it;
+/// 0 when a read on the way fails, so that the variable's read faults.
+fn load_kernel_relocation(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    value: KernelRelocationValue,
+) -> Result<(), TranslateError> {
+    match value {
+        KernelRelocationValue::PerCpuVariableAddress {
+            variable_id: _,
+            section_offset,
+        } => {
+            let base = cx.layout().options.per_cpu_base.ok_or_else(|| {
+                cx.unsupported(
+                    "per-CPU kernel variables on a kernel whose BTF does not say how to find \
+                     this CPU's per-CPU area (task_struct.se.cfs_rq->rq and runqueues)",
+                )
+            })?;
+            let temporary = cx.layout().state.temporary;
+            let failed = code.label();
+            let done = code.label();
+            code.call(Helper::GetCurrentTask);
+            for offset in [base.task_cfs_rq, base.cfs_rq_rq] {
+                code.emit(Insn::mov64_reg(Reg::R3, Reg::R0));
+                code.alu_imm(AluOp::Add, Reg::R3, offset as i32);
+                code.state_pointer(Reg::R1, temporary);
+                code.emit(Insn::mov64_imm(Reg::R2, 8));
+                code.call(Helper::ProbeReadKernel);
+                code.asm.jmp_imm_to(JmpOp::Ne, Reg::R0, 0, failed);
+                code.load_state(Reg::R0, temporary);
+            }
+            let displacement = i64::from(section_offset) - i64::from(base.runqueues);
+            code.load_constant(Reg::R1, displacement as u64);
+            code.alu_reg(AluOp::Add, Reg::R0, Reg::R1);
+            code.asm.ja_to(done);
+            code.bind(failed);
+            code.emit(Insn::mov64_imm(Reg::R0, 0));
+            code.bind(done);
+        }
+    }
+    Ok(())
+}
+
 fn translate_constant(
     code: &mut ProgramCode,
     cx: &StatementContext<'_>,
     translation: &DifoTranslation<'_>,
     opcode: Opcode,
     instruction: Instruction,
-) {
+) -> Result<(), TranslateError> {
     let rd = instruction.rd();
     match opcode {
         Opcode::Setx => {
-            let value = translation
+            let index = instruction.index();
+            let relocation = translation
                 .difo
-                .integer_table
-                .get(instruction.index() as usize)
-                .copied()
-                .unwrap_or(0);
-            code.load_constant(Reg::R0, value);
+                .kernel_relocations
+                .iter()
+                .find(|relocation| relocation.integer_index == index);
+            if let Some(relocation) = relocation {
+                load_kernel_relocation(code, cx, relocation.value)?;
+            } else {
+                let value = translation
+                    .difo
+                    .integer_table
+                    .get(index as usize)
+                    .copied()
+                    .unwrap_or(0);
+                code.load_constant(Reg::R0, value);
+            }
             code.store_dif(rd, Reg::R0);
         }
         _ => {
@@ -444,6 +498,7 @@ fn translate_constant(
             code.store_dif(rd, Reg::R0);
         }
     }
+    Ok(())
 }
 
 /// `ldga` (`args[]`, `regs[]`, `uregs[]`) and `ldta`.
