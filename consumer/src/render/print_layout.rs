@@ -82,7 +82,8 @@ impl LayoutWriter<'_, '_> {
             && !self.is_text(entry, bit_offset);
         // A struct, union or array whose start was recorded opens, and shows the part
         // of it that fits; anything else must fit whole.
-        if !fits && !(opens_block && bit_offset / 8 < self.bytes.len() as u64) {
+        let started = opens_block && bit_offset / 8 < self.bytes.len() as u64;
+        if !(fits || started) {
             self.truncated = true;
             self.indent(depth);
             self.out.push_str("...\n");
