@@ -543,7 +543,8 @@ impl TracingRun<'_> {
 
     /// The engine that runs the enabled probes. `auto` runs the kernel engine when this
     /// process may trace, and falls back to the user-space engine for programs that
-    /// only use the dtrace provider, which it runs with the same results.
+    /// only use the dtrace provider and read no kernel memory through kernel types,
+    /// which it runs with the same results.
     fn choose_engine(
         &self,
         verified: VerifiedProgram,
@@ -557,7 +558,11 @@ impl TracingRun<'_> {
         let use_kernel = match settings.engine_choice {
             EngineChoice::VirtualMachine => false,
             EngineChoice::Kernel => true,
-            EngineChoice::Automatic => privileges.is_ok() || !user_probes_only,
+            EngineChoice::Automatic => {
+                privileges.is_ok()
+                    || !user_probes_only
+                    || verified.program().kernel_type_read.is_some()
+            }
         };
         if !use_kernel {
             return self.virtual_machine_engine(verified, enabled_probes, settings);
@@ -583,6 +588,12 @@ impl TracingRun<'_> {
             self.messages.message(&format!(
                 "could not enable tracing: the vm engine runs only the dtrace provider's probes; {} needs the kernel engine",
                 enabled.probe
+            ));
+            return Err(EXIT_FATAL);
+        }
+        if let Some(kernel_type) = &verified.program().kernel_type_read {
+            self.messages.message(&format!(
+                "could not enable tracing: the vm engine cannot read kernel memory; reading {kernel_type} needs the kernel engine"
             ));
             return Err(EXIT_FATAL);
         }

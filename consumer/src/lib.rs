@@ -5,6 +5,7 @@ pub mod catalog;
 pub mod engine;
 pub mod invocation;
 pub mod kernel_engine;
+pub mod kernel_types;
 pub mod messages;
 pub mod options;
 pub mod preprocess;

@@ -119,6 +119,24 @@ pub struct DifVariable {
     pub ty: DifType,
 }
 
+/// An integer-table entry whose value only the kernel knows, supplied where the DIFO
+/// runs (classic DTrace's kernel relocations, `dtdo_kreltab`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct KernelRelocation {
+    /// The entry of the integer table that `setx` loads.
+    pub integer_index: u16,
+    pub value: KernelRelocationValue,
+}
+
+/// What a kernel relocation stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum KernelRelocationValue {
+    /// The address of this CPU's instance of the per-CPU kernel variable whose BTF
+    /// `VAR` has this id (the kernel engine asks `bpf_this_cpu_ptr`; the user-space
+    /// engine, which cannot read kernel memory, loads the table's 0).
+    PerCpuVariableAddress { variable_id: u32 },
+}
+
 /// A DIF object: one compiled expression (a predicate, or the value of one action).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Difo {
@@ -128,6 +146,8 @@ pub struct Difo {
     pub string_table: Vec<u8>,
     pub variable_table: Vec<DifVariable>,
     pub return_type: DifType,
+    /// Integer-table entries the engine supplies (empty for most DIFOs).
+    pub kernel_relocations: Vec<KernelRelocation>,
 }
 
 impl Difo {

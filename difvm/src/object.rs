@@ -273,6 +273,10 @@ pub struct CompiledProgram {
     pub variables: Vec<VariableDescription>,
     /// `#pragma D option` settings in program order (name, value).
     pub options: Vec<(String, Option<String>)>,
+    /// The first kernel type through which the program reads kernel memory (`struct
+    /// task_struct` for `curthread->pid`), if any: the user-space engine cannot run
+    /// such a program.
+    pub kernel_type_read: Option<String>,
 }
 
 /// A statement enabled on one concrete probe: the unit an EPID names.

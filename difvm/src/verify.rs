@@ -167,6 +167,14 @@ fn check_difo(difo: &Difo) -> Vec<VerifyError> {
             });
         }
     }
+    for relocation in &difo.kernel_relocations {
+        if usize::from(relocation.integer_index) >= difo.integer_table.len() {
+            errors.push(VerifyError::about_difo(format!(
+                "invalid kernel relocation of integer ref {}",
+                relocation.integer_index
+            )));
+        }
+    }
     let return_type = &difo.return_type;
     let by_reference =
         return_type.flags & (DIF_TYPE_FLAG_BY_REFERENCE | DIF_TYPE_FLAG_BY_USER_REFERENCE) != 0;

@@ -100,6 +100,7 @@ fn seed(
         string_table: strings.to_vec(),
         variable_table: variables,
         return_type,
+        kernel_relocations: Vec::new(),
     }
 }
 

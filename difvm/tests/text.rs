@@ -31,6 +31,7 @@ fn pid_predicate() -> Difo {
             ty: DifType::integer(4),
         }],
         return_type: DifType::integer(4),
+        kernel_relocations: Vec::new(),
     }
 }
 
@@ -64,6 +65,7 @@ fn listing_without_variables_has_no_variable_table() {
         string_table: vec![],
         variable_table: vec![],
         return_type: DifType::string(256),
+        kernel_relocations: Vec::new(),
     };
     assert_eq!(
         disassemble_difo(&difo, 3),
@@ -86,6 +88,7 @@ fn sample_difo() -> Difo {
             variable(8, 0x80, VariableKind::Array, VariableScope::Global),
         ],
         return_type: DifType::integer(8),
+        kernel_relocations: Vec::new(),
     }
 }
 
@@ -846,6 +849,7 @@ fn random_difo(random: &mut Random) -> Difo {
         string_table,
         variable_table,
         return_type: random_type(random),
+        kernel_relocations: Vec::new(),
     }
 }
 

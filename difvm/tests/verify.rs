@@ -519,6 +519,7 @@ fn ret_difo() -> Difo {
         string_table: vec![],
         variable_table: vec![],
         return_type: DifType::integer(8),
+        kernel_relocations: Vec::new(),
     }
 }
 
@@ -627,6 +628,7 @@ fn valid_program() -> CompiledProgram {
         aggregations: vec![aggregation(1, 8, vec![slot(0, 8, 8)])],
         variables: vec![],
         options: vec![],
+        kernel_type_read: None,
     }
 }
 

@@ -5,6 +5,9 @@
 //!     -> Result<Compilation, CompileError>
 //! ```
 //!
+//! [`compile_with_kernel_types`] also gives the compiler the kernel's types and variables
+//! (`dlang::kernel_types`), which it asks for only when a program names one.
+//!
 //! Programs (one per `-s` script or `-n/-P/-m/-f/-i` argument) are compiled in order
 //! into one [`CompiledProgram`]: they share variables, aggregations and types, and a
 //! later program sees what earlier ones declared. Each is parsed right before it is
@@ -20,10 +23,13 @@
 //!
 //! [`dif_listing`] gives the `-S` listing of a compiled program.
 
+use std::sync::Arc;
+
 use difvm::object::CompiledProgram;
 
 use crate::cg::{self, GenerationOptions};
 use crate::diagnostics::Diagnostic;
+use crate::kernel_types::KernelTypes;
 use crate::lex::SourceMap;
 use crate::parse::{self, ParseContext};
 use crate::probes::ProbeCatalog;
@@ -78,13 +84,27 @@ impl CompileError {
     }
 }
 
-/// Compiles `programs` in order into one program.
+/// Compiles `programs` in order into one program, without the kernel's types.
 pub fn compile(
     programs: &[ProgramSource],
     options: &CompileOptions,
     catalog: &dyn ProbeCatalog,
 ) -> Result<Compilation, CompileError> {
+    compile_with_kernel_types(programs, options, catalog, None)
+}
+
+/// Compiles `programs` in order into one program; kernel type and variable names the
+/// programs use are asked of `kernel_types`.
+pub fn compile_with_kernel_types(
+    programs: &[ProgramSource],
+    options: &CompileOptions,
+    catalog: &dyn ProbeCatalog,
+    kernel_types: Option<Arc<dyn KernelTypes>>,
+) -> Result<Compilation, CompileError> {
     let mut analyzer = Analyzer::new(options, catalog);
+    if let Some(kernel_types) = kernel_types {
+        analyzer.set_kernel_types(kernel_types);
+    }
     let mut source_maps = Vec::with_capacity(programs.len());
     for (index, source) in programs.iter().enumerate() {
         let origin = match &source.origin {

@@ -6,7 +6,8 @@
 //! are probes: the kernel refuses kprobes on many of the others (`notrace` code, say), and
 //! one refused function would fail a whole `fbt::vfs_*:entry` enabling. (Kernels in
 //! lockdown refuse to show that list; they have no kprobes to refuse anything either.)
-//! Argument types come from BTF (vmlinux functions only). Listing works on any
+//! Argument types come from BTF (vmlinux functions only): the parameters at entry, the
+//! return offset and the returned value's type at return. Listing works on any
 //! kernel; attaching needs kprobes or fentry, which not every kernel allows.
 
 use std::collections::HashSet;
@@ -28,6 +29,9 @@ use crate::tracefs::TRACEFS_MOUNT_POINTS;
 /// tracefs's list of the functions the kernel can trace, one per line (`name` or
 /// `name [module]`).
 const TRACEABLE_FUNCTIONS_FILE: &str = "available_filter_functions";
+
+/// The type of a return probe's `args[0]`, the offset of the return in the function.
+const RETURN_OFFSET_TYPE: &str = "int";
 
 /// The module name of functions of the kernel image.
 pub const KERNEL_IMAGE_MODULE: &str = "vmlinux";
@@ -163,19 +167,30 @@ impl Provider for FbtProvider {
         Ok(entries)
     }
 
+    /// An entry probe's `args[]` are the function's parameters; a return probe's are
+    /// DTrace's: `args[0]` the offset of the return in the function (an `int`) and
+    /// `args[1]` the value returned, of the function's return type (no `args[1]` for a
+    /// function returning `void`).
     fn argument_types(&self, probe: &ProbeEntry) -> Result<Vec<String>, ProviderError> {
         let ProbeKind::KernelFunction {
             module: None,
             function,
-            ..
+            is_return,
         } = &probe.kind
         else {
             return Ok(Vec::new());
         };
-        Ok(self
-            .btf()
-            .and_then(|btf| btf.argument_types(function))
-            .unwrap_or_default())
+        let Some(btf) = self.btf() else {
+            return Ok(Vec::new());
+        };
+        if !*is_return {
+            return Ok(btf.argument_types(function).unwrap_or_default());
+        }
+        Ok(match btf.return_type(function) {
+            Some(returned) if returned == "void" => vec![RETURN_OFFSET_TYPE.to_string()],
+            Some(returned) => vec![RETURN_OFFSET_TYPE.to_string(), returned],
+            None => Vec::new(),
+        })
     }
 
     fn attributes(&self) -> ProviderAttributes {

@@ -138,6 +138,39 @@ fn btf_functions_and_argument_types() {
 }
 
 #[test]
+fn return_types_name_args_1_of_return_probes() {
+    let blob = btf_blob(&[
+        (1, "long", 0, 8, vec![1 << 24 | 64]), // 1 long
+        (8, "ssize_t", 0, 1, vec![]),          // 2 typedef ssize_t
+        (13, "", 0, 2, vec![]),                // 3 proto ssize_t (void)
+        (12, "count", 1, 3, vec![]),           // 4 FUNC count
+        (13, "", 0, 0, vec![]),                // 5 proto void (void)
+        (12, "stop", 1, 5, vec![]),            // 6 FUNC stop
+    ]);
+    let btf = BtfFunctions::parse(&blob).expect("BTF parses");
+    assert_eq!(btf.return_type("count").as_deref(), Some("ssize_t"));
+    assert_eq!(btf.return_type("stop").as_deref(), Some("void"));
+    assert_eq!(btf.return_type("nonesuch"), None);
+    let directory = ScratchDirectory::new("fbt-return");
+    directory.write(
+        "kallsyms",
+        "ffffffff81000020 T count\nffffffff81000040 T stop\n",
+    );
+    std::fs::write(directory.path().join("btf"), blob).expect("write BTF");
+    let provider = FbtProvider::new(
+        directory.path().join("kallsyms"),
+        directory.path().join("btf"),
+    );
+    let types = |name: &str| {
+        let entry = &provider.probes(&description(name)).expect("enumeration")[0];
+        provider.argument_types(entry).expect("types")
+    };
+    assert_eq!(types("fbt::count:return"), ["int", "ssize_t"]);
+    assert_eq!(types("fbt::stop:return"), ["int"]);
+    assert_eq!(types("fbt::stop:entry"), Vec::<String>::new());
+}
+
+#[test]
 fn malformed_btf_is_an_error() {
     let blob = sample_btf();
     assert!(BtfFunctions::parse(&[]).is_err());
@@ -181,19 +214,28 @@ fn fbt_provider_from_kallsyms_or_btf() {
         ]
     );
     let entry = &provider
+        .probes(&description("fbt::vfs_read:entry"))
+        .expect("enumeration")[0];
+    assert_eq!(
+        provider.argument_types(entry).expect("types"),
+        ["struct file *", "char *", "size_t", "loff_t *"]
+    );
+    let return_entry = &provider
         .probes(&description("fbt::vfs_read:return"))
         .expect("enumeration")[0];
     assert_eq!(
-        entry.kind,
+        return_entry.kind,
         ProbeKind::KernelFunction {
             module: None,
             function: "vfs_read".to_string(),
             is_return: true
         }
     );
+    // A return probe's args[0] is the return offset, args[1] the returned value (the
+    // sample's vfs_read returns int).
     assert_eq!(
-        provider.argument_types(entry).expect("types"),
-        ["struct file *", "char *", "size_t", "loff_t *"]
+        provider.argument_types(return_entry).expect("types"),
+        ["int", "int"]
     );
     let module_entry = &provider
         .probes(&description("fbt:mymod::entry"))

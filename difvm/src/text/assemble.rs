@@ -713,6 +713,7 @@ impl DifoBuilder {
                 string_table: strings.into_bytes(),
                 variable_table,
                 return_type: self.return_type.unwrap_or_else(|| DifType::integer(8)),
+                kernel_relocations: Vec::new(),
             },
         })
     }

@@ -26,6 +26,7 @@ pub fn code() -> Code {
         string_table: Vec::new(),
         variable_table: Vec::new(),
         return_type: DifType::integer(8),
+        kernel_relocations: Vec::new(),
     })
 }
 

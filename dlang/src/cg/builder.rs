@@ -5,8 +5,8 @@
 use std::collections::HashMap;
 
 use difvm::difo::{
-    DifType, DifVariable, Difo, VariableKind, VariableScope, DIF_VARIABLE_FLAG_READ,
-    DIF_VARIABLE_FLAG_WRITE,
+    DifType, DifVariable, Difo, KernelRelocation, KernelRelocationValue, VariableKind,
+    VariableScope, DIF_VARIABLE_FLAG_READ, DIF_VARIABLE_FLAG_WRITE,
 };
 use difvm::isa::{Instruction, Opcode, DIF_REGISTER_COUNT};
 
@@ -31,6 +31,7 @@ pub(super) struct DifoBuilder {
     labels: Vec<Option<u32>>,
     integers: Vec<u64>,
     integer_index: HashMap<u64, u16>,
+    kernel_relocations: Vec<KernelRelocation>,
     strings: Vec<u8>,
     string_index: HashMap<Vec<u8>, u32>,
     variables: Vec<DifVariable>,
@@ -53,6 +54,7 @@ impl DifoBuilder {
             labels: Vec::new(),
             integers: Vec::new(),
             integer_index: HashMap::new(),
+            kernel_relocations: Vec::new(),
             strings: Vec::new(),
             string_index: HashMap::new(),
             variables: Vec::new(),
@@ -135,6 +137,24 @@ impl DifoBuilder {
         Ok(())
     }
 
+    /// `rd = value`, a constant only the engine knows: an integer-table entry of its own
+    /// (0 in the table) with a kernel relocation saying what the engine supplies.
+    pub(super) fn set_kernel_relocation(
+        &mut self,
+        value: KernelRelocationValue,
+        rd: u8,
+    ) -> Result<(), Diagnostic> {
+        let integer_index =
+            u16::try_from(self.integers.len()).map_err(|_| table_overflow("integer"))?;
+        self.integers.push(0);
+        self.kernel_relocations.push(KernelRelocation {
+            integer_index,
+            value,
+        });
+        self.emit_indexed(Opcode::Setx, integer_index, rd);
+        Ok(())
+    }
+
     /// The offset of `bytes` (NUL-terminated) in the string table.
     pub(super) fn string_offset(&mut self, bytes: &[u8]) -> Result<u32, Diagnostic> {
         if let Some(&offset) = self.string_index.get(bytes) {
@@ -203,6 +223,7 @@ impl DifoBuilder {
             string_table: self.strings,
             variable_table: self.variables,
             return_type,
+            kernel_relocations: self.kernel_relocations,
         })
     }
 }

@@ -2,6 +2,7 @@
 //! unsigned or `scmp`), short-circuit logical operators, `?:`, narrowing, memory and
 //! bit-field loads, and subroutine calls through the tuple stack.
 
+use difvm::difo::KernelRelocationValue;
 use difvm::isa::{Opcode, DIF_TYPE_CTF, DIF_TYPE_STRING};
 
 use super::builder::Access;
@@ -16,7 +17,11 @@ use crate::sema::ir::{
 pub(super) fn need(expr: &TypedExpr) -> usize {
     use TypedExprKind as K;
     match &expr.kind {
-        K::Integer(_) | K::String(_) | K::Variable(_) | K::Capture(_) => 1,
+        K::Integer(_)
+        | K::String(_)
+        | K::Variable(_)
+        | K::Capture(_)
+        | K::PerCpuVariableAddress { .. } => 1,
         K::AssociativeElement { keys, .. } => sequence_need(keys.iter()).max(1) + 1,
         K::StaticArrayElement { index, .. } => need(index).max(2),
         K::BuiltinArrayElement { index, .. } => need(index).max(1),
@@ -276,6 +281,14 @@ impl DifoGenerator<'_> {
                 self.expression(right)
             }
             K::Symbol { value, .. } => self.expression(value),
+            K::PerCpuVariableAddress { variable_id } => {
+                let register = self.builder.allocate()?;
+                let relocation = KernelRelocationValue::PerCpuVariableAddress {
+                    variable_id: *variable_id,
+                };
+                self.builder.set_kernel_relocation(relocation, register)?;
+                Ok(register)
+            }
             K::Capture(_) => Err(Diagnostic::new(
                 ErrorTag::D_CG_DYN,
                 expr.span.clone(),

@@ -72,5 +72,6 @@ pub fn generate(
     program.aggregations = records::aggregation_descriptions(analysis, &aggregation_keys);
     program.variables = variable_descriptions(analysis, &spills);
     program.options = analysis.options.clone();
+    program.kernel_type_read = analysis.kernel_type_read.clone();
     Ok(program)
 }

@@ -394,12 +394,21 @@ impl<'s, 'c> Lexer<'s, 'c> {
 
     /// An identifier that names a type is lexed as a type name unless what follows
     /// shows it is used as a variable: `=` (not `==`), `++`, `--`, `[`, `;`, or a `,`
-    /// outside parentheses and brackets.
+    /// outside parentheses and brackets. A name right after `->` or `.` is a member name.
+    /// Both lexical checks come before asking whether the name is a type, because that
+    /// question can make the kernel's types load.
     fn identifier_or_type_name(&self, text: &str, end: usize, identifier: TokenKind) -> TokenKind {
-        if !self.names.is_type_name(text) {
+        let bytes = self.source.as_bytes();
+        let start = end - text.len();
+        let mut before = start;
+        while before > 0 && is_blank(bytes[before - 1]) {
+            before -= 1;
+        }
+        let member_name = before > 0
+            && (bytes[before - 1] == b'.' || (before > 1 && &bytes[before - 2..before] == b"->"));
+        if member_name {
             return identifier;
         }
-        let bytes = self.source.as_bytes();
         let mut position = end;
         while position < bytes.len() && is_blank(bytes[position]) {
             position += 1;
@@ -414,6 +423,10 @@ impl<'s, 'c> Lexer<'s, 'c> {
             _ => false,
         };
         if used_as_variable {
+            self.names.note_used_as_variable(text);
+            return identifier;
+        }
+        if !self.names.is_type_name(text) {
             identifier
         } else {
             TokenKind::TypeName

@@ -3,6 +3,7 @@
 //! far (parser-to-lexer feedback), and optionally the type names known to the caller
 //! (kernel and library types).
 
+use std::cell::RefCell;
 use std::collections::HashSet;
 
 /// The D typedefs that are always present (D-REFERENCE.md §3.1).
@@ -37,6 +38,9 @@ pub type TypeNameOracle<'c> = &'c dyn Fn(&str) -> bool;
 pub(crate) struct NameTable<'c> {
     declared_types: HashSet<String>,
     declared_identifiers: HashSet<String>,
+    /// Names the program has used as variables (`x = 1`, `a[k]`, `n++`): the oracle is
+    /// not asked about them again, since asking may make the kernel's types load.
+    used_as_variables: RefCell<HashSet<String>>,
     oracle: Option<TypeNameOracle<'c>>,
 }
 
@@ -45,6 +49,7 @@ impl<'c> NameTable<'c> {
         NameTable {
             declared_types: HashSet::new(),
             declared_identifiers: HashSet::new(),
+            used_as_variables: RefCell::new(HashSet::new()),
             oracle,
         }
     }
@@ -58,7 +63,16 @@ impl<'c> NameTable<'c> {
         }
         (!self.declared_types.is_empty() && self.declared_types.contains(name))
             || BUILT_IN_TYPEDEFS.contains(&name)
-            || self.oracle.is_some_and(|oracle| oracle(name))
+            || (!self.used_as_variables.borrow().contains(name)
+                && self.oracle.is_some_and(|oracle| oracle(name)))
+    }
+
+    /// Records that the program used `name` as a variable.
+    pub(crate) fn note_used_as_variable(&self, name: &str) {
+        let mut used = self.used_as_variables.borrow_mut();
+        if !used.contains(name) {
+            used.insert(name.to_string());
+        }
     }
 
     /// Records a typedef name declared by the program.

@@ -223,6 +223,9 @@ impl Analyzer<'_> {
                 None => Err(self.not_yet_assigned(&format!("this->{name}"), span)),
             },
             ExprKind::Index { base, keys } => self.index_place(base, keys, span),
+            ExprKind::ScopedIdentifier { module, name } => {
+                self.kernel_variable_place(module, name, span)
+            }
             ExprKind::Member { base, member } => {
                 if let ExprKind::Xlate { ty, operand } = &base.kind {
                     return Ok(Place::Value(
@@ -408,6 +411,7 @@ impl Analyzer<'_> {
             .referenced(base_value.ty)
             .unwrap_or(self.types.well_known().char);
         self.check_dereferenceable(element, span)?;
+        self.note_kernel_type_read(element);
         let address = self.pointer_offset(base_value, index, element, span)?;
         Ok(Place::Memory {
             address,
@@ -575,6 +579,9 @@ impl Analyzer<'_> {
                 ))
             }
         }
+        if operator == "->" {
+            self.note_kernel_type_read(aggregate);
+        }
         let Some(found) = self.types.find_member(aggregate, member) else {
             return Err(error(
                 ErrorTag::D_TYPE_MEMBER,
@@ -624,12 +631,21 @@ impl Analyzer<'_> {
             .referenced(pointer.ty)
             .unwrap_or(self.types.well_known().char);
         self.check_dereferenceable(target, span)?;
+        self.note_kernel_type_read(target);
         Ok(Place::Memory {
             address: pointer,
             ty: target,
             bit_field: None,
             space: AddressSpace::Kernel,
         })
+    }
+
+    /// Remembers the first kernel type the program reads kernel memory through, which
+    /// only the kernel engine can do.
+    fn note_kernel_type_read(&mut self, target: TypeId) {
+        if self.kernel_type_read.is_none() && self.types.is_kernel_type(target) {
+            self.kernel_type_read = Some(self.type_name(target));
+        }
     }
 
     fn check_dereferenceable(&self, target: TypeId, span: &Span) -> SemaResult<()> {

@@ -16,6 +16,7 @@ use crate::ast::{
     StructOrUnionSpecifier, TypeName, TypeQualifier, TypeSpecifier,
 };
 use crate::diagnostics::{ErrorTag, Span};
+use crate::kernel_types::KernelTypeNamespace;
 use crate::types::{intrinsic_from_words, MemberLayout, Qualifiers, TypeId, TypeTable};
 
 /// What a declarator declares once its derivations are applied.
@@ -294,18 +295,13 @@ impl Analyzer<'_> {
                             "invalid type combination",
                         ));
                     }
-                    let plain = name.rsplit('`').next().unwrap_or(name);
-                    let ty = self
-                        .types
-                        .typedef_named(plain)
-                        .or_else(|| self.types.intrinsic(plain))
-                        .ok_or_else(|| {
-                            error(
-                                ErrorTag::D_UNKNOWN,
-                                span,
-                                format!("failed to resolve type {name}: Unknown type name"),
-                            )
-                        })?;
+                    let ty = self.types.type_named(name).ok_or_else(|| {
+                        error(
+                            ErrorTag::D_UNKNOWN,
+                            span,
+                            format!("failed to resolve type {name}: Unknown type name"),
+                        )
+                    })?;
                     named = Some(ty);
                     continue;
                 }
@@ -470,19 +466,24 @@ impl Analyzer<'_> {
     }
 
     fn struct_or_union(&mut self, specifier: &StructOrUnionSpecifier) -> SemaResult<TypeId> {
+        let is_struct = specifier.kind == Aggregate::Struct;
+        let Some(members) = &specifier.members else {
+            let namespace = if is_struct {
+                KernelTypeNamespace::Struct
+            } else {
+                KernelTypeNamespace::Union
+            };
+            return Ok(match specifier.tag.as_deref() {
+                Some(tag) => self.types.tagged(namespace, tag),
+                None if is_struct => self.types.declare_struct(None),
+                None => self.types.declare_union(None),
+            });
+        };
         let tag = specifier
             .tag
             .as_deref()
             .map(|tag| tag.rsplit('`').next().unwrap_or(tag).to_string());
-        let is_struct = specifier.kind == Aggregate::Struct;
         let word = if is_struct { "struct" } else { "union" };
-        let Some(members) = &specifier.members else {
-            return Ok(if is_struct {
-                self.types.declare_struct(tag.as_deref())
-            } else {
-                self.types.declare_union(tag.as_deref())
-            });
-        };
         let existing = tag.as_deref().and_then(|tag| {
             if is_struct {
                 self.types.struct_tagged(tag)
@@ -491,7 +492,7 @@ impl Analyzer<'_> {
             }
         });
         if let Some(existing) = existing {
-            if self.types.is_defined(existing) {
+            if self.types.is_defined_by_program(existing) {
                 return Err(error(
                     ErrorTag::D_DECL_TYPERED,
                     &specifier.span,
@@ -620,10 +621,13 @@ impl Analyzer<'_> {
     fn enumeration(&mut self, specifier: &EnumSpecifier) -> SemaResult<TypeId> {
         let tag = specifier.tag.as_deref();
         let Some(enumerators) = &specifier.enumerators else {
-            return Ok(self.types.declare_enum(tag));
+            return Ok(match tag {
+                Some(tag) => self.types.tagged(KernelTypeNamespace::Enum, tag),
+                None => self.types.declare_enum(None),
+            });
         };
         if let Some(existing) = tag.and_then(|tag| self.types.enum_tagged(tag)) {
-            if self.types.is_defined(existing) {
+            if self.types.is_defined_by_program(existing) {
                 return Err(error(
                     ErrorTag::D_DECL_TYPERED,
                     &specifier.span,

@@ -37,15 +37,9 @@ impl Analyzer<'_> {
                 })
             }
             ExprKind::Identifier(name) => self.identifier(name, span),
-            ExprKind::ScopedIdentifier { module, name } => Err(error(
-                ErrorTag::D_SYM_NOTYPES,
-                span,
-                format!(
-                    "failed to resolve {module}`{name}: kernel symbol information is not available"
-                ),
-            )),
             ExprKind::Macro(variable) => self.macro_expression(variable, span),
             ExprKind::ThreadLocal(_)
+            | ExprKind::ScopedIdentifier { .. }
             | ExprKind::ClauseLocal(_)
             | ExprKind::Index { .. }
             | ExprKind::Member { .. }
@@ -163,6 +157,9 @@ impl Analyzer<'_> {
         }
         if self.declare_library_inline(name)? {
             return self.identifier(name, span);
+        }
+        if let Some((enum_type, value)) = self.types.kernel_enumerator(name) {
+            return Ok(self.constant(value as u64, enum_type, span));
         }
         if let Some(needs) = kernel_inline_requirement(name) {
             return Err(error(

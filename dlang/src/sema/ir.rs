@@ -192,6 +192,9 @@ pub enum TypedExprKind {
         value: Box<TypedExpr>,
         action: SymbolAction,
     },
+    /// The address of this CPU's instance of a per-CPU kernel variable (its BTF `VAR`
+    /// id), which only the engine that runs the probe knows.
+    PerCpuVariableAddress { variable_id: u32 },
 }
 
 /// Something that can be assigned.

@@ -85,3 +85,10 @@ impl Analyzer<'_> {
             .map_err(|diagnostic| in_library(inline.file, &diagnostic))
     }
 }
+
+/// Whether the system library defines an inline named `name`.
+pub(super) fn is_library_inline(name: &str) -> bool {
+    system_library()
+        .as_ref()
+        .is_ok_and(|library| library.contains_key(name))
+}

@@ -19,6 +19,7 @@ mod expressions;
 mod formatting;
 mod functions;
 pub mod ir;
+mod kernel_variables;
 mod library;
 mod macros;
 mod operators;
@@ -29,9 +30,11 @@ mod translators;
 mod variables;
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::ast::{Expr, InlineDefinition, Item, Program};
 use crate::diagnostics::{Diagnostic, ErrorTag, Region, Span};
+use crate::kernel_types::KernelTypes;
 use crate::lex::SourceMap;
 use crate::options::{CompileOptions, ProgramSource};
 use crate::parse::ParsedProgram;
@@ -100,6 +103,8 @@ pub struct Analysis {
     pub string_size: u32,
     /// Compile-time settings as the program left them.
     pub settings: Settings,
+    /// The first kernel type a clause reads kernel memory through.
+    pub kernel_type_read: Option<String>,
 }
 
 /// An error found while analyzing program `program`.
@@ -138,6 +143,8 @@ pub struct Analyzer<'a> {
     hidden_variables: u32,
     /// `#pragma D option errtags[=value]` seen so far.
     errtags: Option<bool>,
+    /// The first kernel type a clause reads kernel memory through.
+    kernel_type_read: Option<String>,
 }
 
 impl<'a> Analyzer<'a> {
@@ -178,6 +185,7 @@ impl<'a> Analyzer<'a> {
             inline_parameters: Vec::new(),
             hidden_variables: 0,
             errtags: None,
+            kernel_type_read: None,
         }
     }
 
@@ -191,7 +199,30 @@ impl<'a> Analyzer<'a> {
     /// parser's type-name recognition).
     pub fn knows_type_name(&self, name: &str) -> bool {
         let plain = name.rsplit('`').next().unwrap_or(name);
-        self.types.typedef_named(plain).is_some()
+        if self.types.typedef_named(plain).is_some() {
+            return true;
+        }
+        // The kernel's typedefs are asked for only for names D knows nothing else
+        // about, so that a program naming no kernel type never loads them.
+        if self.types.kernel_module().is_none() || self.knows_identifier(plain) {
+            return false;
+        }
+        self.types.type_named(name).is_some()
+    }
+
+    /// Lets the program use the kernel's types and variables, asked of `kernel_types`
+    /// only when the program names one.
+    pub fn set_kernel_types(&mut self, kernel_types: Arc<dyn KernelTypes>) {
+        self.types.set_kernel_types(kernel_types);
+    }
+
+    /// Whether `name` is a variable, inline, enumerator, function or action D knows.
+    fn knows_identifier(&self, name: &str) -> bool {
+        self.variables.global(name).is_some()
+            || self.inlines.contains_key(name)
+            || self.types.find_enumerator(name).is_some()
+            || functions::lookup_function(name).is_some()
+            || library::is_library_inline(name)
     }
 
     /// Analyzes program `index` (already parsed); programs must be given in order.
@@ -243,6 +274,7 @@ impl<'a> Analyzer<'a> {
             clauses: self.clauses,
             options: self.pragma_options,
             matched_probes: self.matched_probes,
+            kernel_type_read: self.kernel_type_read,
         })
     }
 

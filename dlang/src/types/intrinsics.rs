@@ -29,6 +29,7 @@ pub(super) fn build(string_size: u32) -> TypeTable {
         arrays: HashMap::new(),
         qualified: HashMap::new(),
         intrinsic_names: HashMap::new(),
+        kernel: None,
         well_known: WellKnownTypes {
             void: placeholder,
             char: placeholder,

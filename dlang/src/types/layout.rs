@@ -19,8 +19,8 @@ impl TypeTable {
     pub fn define_aggregate(&mut self, ty: TypeId, members: Vec<MemberLayout>) {
         let is_union = matches!(self.kind(ty), TypeKind::Union { .. });
         let body = lay_out(self, members, is_union);
-        match &mut self.entries[ty.0 as usize] {
-            TypeKind::Struct { body: slot, .. } | TypeKind::Union { body: slot, .. } => {
+        match self.entries.get_mut(ty.0 as usize) {
+            Some(TypeKind::Struct { body: slot, .. } | TypeKind::Union { body: slot, .. }) => {
                 *slot = Some(body)
             }
             _ => {}

@@ -9,11 +9,13 @@
 //! are stripped.
 
 mod intrinsics;
+mod kernel;
 mod layout;
 mod names;
 mod parse_name;
 mod table;
 
+pub use kernel::KERNEL_TYPE_BASE;
 pub use layout::MemberLayout;
 pub(crate) use parse_name::intrinsic_from_words;
 pub use parse_name::{parse_type_name, TypeNameError};

@@ -3,6 +3,7 @@
 //! prototypes of D's built-in functions.
 
 use super::table::{Qualifiers, TypeId, TypeTable};
+use crate::kernel_types::KernelTypeNamespace;
 
 /// Why a type name could not be resolved.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -133,8 +134,9 @@ impl Parser<'_> {
         let mut tagged: Option<TypeId> = None;
         let mut named: Option<TypeId> = None;
         while let Some(Token::Word(word)) = self.peek() {
-            let word = word.clone();
-            // Strip a module scope (`vmlinux`task_struct`): all types share one table.
+            // Keywords are matched without a module scope; names are looked up with it
+            // (`` vmlinux`task_struct `` is the kernel's).
+            let scoped = word.clone();
             let word = word.rsplit('`').next().unwrap_or("").to_string();
             match word.as_str() {
                 "const" => qualifiers.constant = true,
@@ -146,12 +148,13 @@ impl Parser<'_> {
                     let Some(Token::Word(tag)) = self.peek() else {
                         return Err(self.unknown());
                     };
-                    let tag = tag.rsplit('`').next().unwrap_or("").to_string();
-                    tagged = Some(match word.as_str() {
-                        "struct" => table.declare_struct(Some(&tag)),
-                        "union" => table.declare_union(Some(&tag)),
-                        _ => table.declare_enum(Some(&tag)),
-                    });
+                    let namespace = match word.as_str() {
+                        "struct" => KernelTypeNamespace::Struct,
+                        "union" => KernelTypeNamespace::Union,
+                        _ => KernelTypeNamespace::Enum,
+                    };
+                    let tag = tag.clone();
+                    tagged = Some(table.tagged(namespace, &tag));
                 }
                 "signed" | "unsigned" | "char" | "short" | "int" | "long" | "void" | "float"
                 | "double" | "_Bool" | "string" => words.push(word),
@@ -159,10 +162,7 @@ impl Parser<'_> {
                     if tagged.is_some() || named.is_some() || !words.is_empty() {
                         break;
                     }
-                    let found = table
-                        .typedef_named(&word)
-                        .or_else(|| table.intrinsic(&word));
-                    named = Some(found.ok_or_else(|| self.unknown())?);
+                    named = Some(table.type_named(&scoped).ok_or_else(|| self.unknown())?);
                 }
             }
             self.position += 1;

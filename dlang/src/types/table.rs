@@ -6,6 +6,9 @@
 
 use std::collections::HashMap;
 
+use super::kernel::{KernelTypeRange, KERNEL_TYPE_BASE};
+use crate::kernel_types::KernelTypeNamespace;
+
 /// A type in a [`TypeTable`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct TypeId(pub u32);
@@ -123,6 +126,9 @@ pub struct TypeTable {
     pub(super) qualified: HashMap<(TypeId, bool, bool, bool), TypeId>,
     pub(super) intrinsic_names: HashMap<&'static str, TypeId>,
     pub(super) well_known: WellKnownTypes,
+    /// The kernel's types, when the compiler was given them (ids from
+    /// `KERNEL_TYPE_BASE` up).
+    pub(super) kernel: Option<KernelTypeRange>,
 }
 
 /// Ids of the types the checker needs by name.
@@ -158,6 +164,9 @@ pub struct WellKnownTypes {
     pub uint64_t: TypeId,
 }
 
+/// How many typedefs, qualifiers and declarations `resolve` looks through.
+const MAXIMUM_RESOLUTION_STEPS: u32 = 64;
+
 impl Default for TypeTable {
     fn default() -> TypeTable {
         TypeTable::new(256)
@@ -182,6 +191,9 @@ impl TypeTable {
 
     /// The kind of `ty` exactly as stored (typedefs and qualifiers not stripped).
     pub fn kind(&self, ty: TypeId) -> &TypeKind {
+        if ty.0 >= KERNEL_TYPE_BASE {
+            return self.kernel_kind(ty);
+        }
         &self.entries[ty.0 as usize]
     }
 
@@ -192,15 +204,62 @@ impl TypeTable {
         id
     }
 
-    /// Strips typedefs and qualifiers: the type that decides what operations mean.
+    /// Strips typedefs and qualifiers: the type that decides what operations mean. A
+    /// struct, union or enum the program declared but did not define is the kernel's
+    /// definition of that tag, when the kernel has one.
     pub fn resolve(&self, mut ty: TypeId) -> TypeId {
-        loop {
-            match self.kind(ty) {
+        // Kernel type information could hold a cycle of typedefs; D's own cannot.
+        for _ in 0..MAXIMUM_RESOLUTION_STEPS {
+            let kind = self.kind(ty);
+            match kind {
                 TypeKind::Typedef { target, .. } | TypeKind::Qualified { target, .. } => {
                     ty = *target
                 }
+                TypeKind::Struct { body: None, .. }
+                | TypeKind::Union { body: None, .. }
+                | TypeKind::Enum {
+                    enumerators: None, ..
+                } => match self.kernel_definition_of(kind) {
+                    Some(definition) if definition != ty => ty = definition,
+                    _ => return ty,
+                },
                 _ => return ty,
             }
+        }
+        ty
+    }
+
+    /// A type by its typedef or intrinsic name: D's own names first, then the kernel's.
+    /// A name scoped by the kernel's module (`` vmlinux`u64 ``) is the kernel's only.
+    pub fn type_named(&self, name: &str) -> Option<TypeId> {
+        if let Some((module, plain)) = name.rsplit_once('`') {
+            if module.is_empty() || Some(module) != self.kernel_module() {
+                return self.typedef_named(plain).or_else(|| self.intrinsic(plain));
+            }
+            return self.kernel_named(KernelTypeNamespace::Typedef, plain);
+        }
+        self.typedef_named(name)
+            .or_else(|| self.intrinsic(name))
+            .or_else(|| self.kernel_named(KernelTypeNamespace::Typedef, name))
+    }
+
+    /// The struct, union or enum `tag` as a type specifier names it: a tag scoped by
+    /// the kernel's module (`` struct vmlinux`task_struct ``) is the kernel's definition;
+    /// any other is D's own declaration (created when new), which resolves to the
+    /// kernel's definition while the program does not define it.
+    pub fn tagged(&mut self, namespace: KernelTypeNamespace, tag: &str) -> TypeId {
+        if let Some((module, plain)) = tag.rsplit_once('`') {
+            if !module.is_empty() && Some(module) == self.kernel_module() {
+                if let Some(kernel) = self.kernel_named(namespace, plain) {
+                    return kernel;
+                }
+            }
+            return self.tagged(namespace, plain);
+        }
+        match namespace {
+            KernelTypeNamespace::Union => self.declare_union(Some(tag)),
+            KernelTypeNamespace::Enum => self.declare_enum(Some(tag)),
+            _ => self.declare_struct(Some(tag)),
         }
     }
 
@@ -364,11 +423,21 @@ impl TypeTable {
 
     /// Gives a declared enum its enumerators.
     pub fn define_enum(&mut self, ty: TypeId, enumerators: Vec<(String, i64)>) {
-        if let TypeKind::Enum {
+        if let Some(TypeKind::Enum {
             enumerators: slot, ..
-        } = &mut self.entries[ty.0 as usize]
+        }) = self.entries.get_mut(ty.0 as usize)
         {
             *slot = Some(enumerators);
+        }
+    }
+
+    /// True when the program itself has defined the struct, union or enum `ty` (a kernel
+    /// definition of the same tag does not count).
+    pub fn is_defined_by_program(&self, ty: TypeId) -> bool {
+        match self.kind(ty) {
+            TypeKind::Struct { body, .. } | TypeKind::Union { body, .. } => body.is_some(),
+            TypeKind::Enum { enumerators, .. } => enumerators.is_some(),
+            _ => true,
         }
     }
 

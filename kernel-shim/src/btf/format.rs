@@ -1,5 +1,5 @@
-//! The constants of the BTF encoding (`include/uapi/linux/btf.h`) shared by the reader
-//! and the writer.
+//! The constants of the BTF encoding (`include/uapi/linux/btf.h`) shared by the reader,
+//! the builder and the writer.
 
 /// `BTF_MAGIC`, as read in little-endian byte order.
 pub const MAGIC: u16 = 0xeb9f;
@@ -32,6 +32,10 @@ pub const KIND_ENUM64: u32 = 19;
 
 /// `BTF_INT_SIGNED`, in the encoding bits of an INT's extra word.
 pub const INT_SIGNED: u32 = 1;
+/// `BTF_INT_CHAR`: the integer is a character type.
+pub const INT_CHAR: u32 = 2;
+/// `BTF_INT_BOOL`: the integer is `_Bool`.
+pub const INT_BOOL: u32 = 4;
 /// `BTF_FUNC_STATIC`: the linkage (in `vlen`) of a FUNC the verifier checks through its
 /// callers rather than through its prototype.
 pub const FUNC_STATIC: u32 = 0;

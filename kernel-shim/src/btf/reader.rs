@@ -1,9 +1,11 @@
-//! Reading BTF: the header, the type section (every kind walked, so that type ids are
-//! right) and the string section; then struct lookups by name and member offsets, looking
-//! through anonymous struct and union members as C does.
+//! Reading a BTF blob: the header, the type section (every kind walked once, keeping
+//! only where each type starts, so that type ids are right and parsing allocates nothing
+//! per type) and the string section; split BTF (a module's types on top of vmlinux's)
+//! continues the base's type ids and string offsets.
 
 use std::fmt;
 use std::ops::Range;
+use std::sync::{Arc, OnceLock};
 
 use super::format::*;
 
@@ -43,22 +45,45 @@ impl fmt::Display for BtfError {
 
 impl std::error::Error for BtfError {}
 
-/// One type of the type section.
-#[derive(Debug, Clone, Copy)]
-struct TypeRecord {
-    name_offset: u32,
-    info: u32,
-    size_or_type: u32,
-    /// Where the kind's extra data (members, parameters…) starts in the blob.
-    extra: usize,
+/// The names of a blob's own types: (hash of the name, type id), sorted (built by
+/// `names.rs`).
+#[derive(Debug, Clone, Default)]
+pub(super) struct NameIndex {
+    pub entries: Vec<(u64, u32)>,
 }
 
-/// Parsed BTF: the blob, its types by id (id 0, `void`, has no record) and its strings.
+/// The enumerators of a blob's own enums: (hash of the name, enum id, enumerator index),
+/// sorted (built by `names.rs`).
+#[derive(Debug, Clone, Default)]
+pub(super) struct EnumeratorIndex {
+    pub entries: Vec<(u64, u32, u32)>,
+}
+
+/// The fixed part of one type record, as the blob holds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct TypeRecord {
+    pub name_offset: u32,
+    pub info: u32,
+    pub size_or_type: u32,
+    /// Where the kind's extra data (members, parameters…) starts in the blob.
+    pub extra: usize,
+}
+
+/// Parsed BTF: the blob, where each of its types starts, its strings, and (for split
+/// BTF) the base it continues. The name and enumerator indexes are built on the first
+/// lookup that needs them.
 #[derive(Debug, Clone)]
 pub struct Btf {
     data: Vec<u8>,
-    types: Vec<TypeRecord>,
+    /// Offset in `data` of each type record, the first being `first_id`'s.
+    type_offsets: Vec<u32>,
     strings: Range<usize>,
+    base: Option<Arc<Btf>>,
+    first_id: u32,
+    /// Bytes of the base's strings: this blob's string offsets start there.
+    string_base: u32,
+    pub(super) names: OnceLock<NameIndex>,
+    pub(super) enumerators: OnceLock<EnumeratorIndex>,
 }
 
 fn malformed(reason: impl Into<String>) -> BtfError {
@@ -66,7 +91,7 @@ fn malformed(reason: impl Into<String>) -> BtfError {
 }
 
 fn u32_at(data: &[u8], at: usize) -> Result<u32, BtfError> {
-    data.get(at..at + 4)
+    data.get(at..at.saturating_add(4))
         .map(|bytes| u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
         .ok_or_else(|| malformed(format!("truncated at byte {at}")))
 }
@@ -85,58 +110,120 @@ fn extra_size(kind: u32, vlen: u32) -> Result<usize, BtfError> {
     })
 }
 
+/// Rewrites big-endian BTF in little-endian byte order: the header's words and the whole
+/// type section, which consists of 32-bit words only. The string section is bytes.
+fn to_little_endian(data: &mut [u8]) -> Result<(), BtfError> {
+    data.swap(0, 1);
+    let swap_word = |data: &mut [u8], at: usize| {
+        if let Some(word) = data.get_mut(at..at + 4) {
+            word.reverse();
+        }
+    };
+    for at in (4..HEADER_SIZE as usize).step_by(4) {
+        swap_word(data, at);
+    }
+    let header_length = u32_at(data, 4)? as usize;
+    let start = header_length.saturating_add(u32_at(data, 8)? as usize);
+    let end = start
+        .saturating_add(u32_at(data, 12)? as usize)
+        .min(data.len());
+    for at in (start..end).step_by(4) {
+        swap_word(data, at);
+    }
+    Ok(())
+}
+
+/// The header's sections: the type section and the string section.
+fn sections(data: &[u8]) -> Result<(Range<usize>, Range<usize>), BtfError> {
+    if data.len() < HEADER_SIZE as usize {
+        return Err(malformed("shorter than its header"));
+    }
+    if data[2] != VERSION {
+        return Err(malformed(format!("version {}", data[2])));
+    }
+    let header_length = u32_at(data, 4)? as usize;
+    if header_length < HEADER_SIZE as usize {
+        return Err(malformed(format!("header of {header_length} bytes")));
+    }
+    let section = |offset_at: usize| -> Result<Range<usize>, BtfError> {
+        let offset = u32_at(data, offset_at)? as usize;
+        let length = u32_at(data, offset_at + 4)? as usize;
+        let start = header_length
+            .checked_add(offset)
+            .ok_or_else(|| malformed("section offset overflows"))?;
+        let end = start
+            .checked_add(length)
+            .filter(|&end| end <= data.len())
+            .ok_or_else(|| malformed("section extends past the end"))?;
+        Ok(start..end)
+    };
+    Ok((section(8)?, section(16)?))
+}
+
+/// Where each type of `type_section` starts, checking that every type's data lies inside
+/// the section.
+fn type_offsets(data: &[u8], type_section: Range<usize>) -> Result<Vec<u32>, BtfError> {
+    let mut offsets = Vec::with_capacity(type_section.len() / 16);
+    let mut at = type_section.start;
+    while at < type_section.end {
+        if at + TYPE_SIZE > type_section.end {
+            return Err(malformed("truncated type"));
+        }
+        let info = u32_at(data, at + 4)?;
+        offsets.push(u32::try_from(at).map_err(|_| malformed("blob larger than 4 GiB"))?);
+        at += TYPE_SIZE + extra_size(info_kind(info), info_vlen(info))?;
+        if at > type_section.end {
+            return Err(malformed("type data extends past the type section"));
+        }
+    }
+    Ok(offsets)
+}
+
 impl Btf {
-    /// Parses a BTF blob.
+    /// Parses a blob of base BTF (vmlinux's), in either byte order.
     pub fn parse(data: Vec<u8>) -> Result<Btf, BtfError> {
-        if data.len() < HEADER_SIZE as usize {
-            return Err(malformed("shorter than its header"));
+        Btf::parse_on(data, None)
+    }
+
+    /// Parses a blob of split BTF (a module's) whose type ids and string offsets continue
+    /// from `base`'s.
+    pub fn parse_split(data: Vec<u8>, base: Arc<Btf>) -> Result<Btf, BtfError> {
+        Btf::parse_on(data, Some(base))
+    }
+
+    fn parse_on(mut data: Vec<u8>, base: Option<Arc<Btf>>) -> Result<Btf, BtfError> {
+        match data.get(..2) {
+            Some(&[low, high]) if u16::from_le_bytes([low, high]) == MAGIC => {}
+            Some(&[high, low]) if u16::from_be_bytes([high, low]) == MAGIC => {
+                if data.len() < HEADER_SIZE as usize {
+                    return Err(malformed("shorter than its header"));
+                }
+                to_little_endian(&mut data)?;
+            }
+            Some(&[low, high]) => {
+                let magic = u16::from_le_bytes([low, high]);
+                return Err(malformed(format!("magic {magic:#06x}")));
+            }
+            _ => return Err(malformed("shorter than its header")),
         }
-        let magic = u16::from_le_bytes([data[0], data[1]]);
-        if magic != MAGIC {
-            return Err(malformed(format!(
-                "magic {magic:#06x} (only little-endian BTF is read)"
-            )));
-        }
-        if data[2] != VERSION {
-            return Err(malformed(format!("version {}", data[2])));
-        }
-        let header_length = u32_at(&data, 4)? as usize;
-        let section = |offset_at: usize| -> Result<Range<usize>, BtfError> {
-            let offset = u32_at(&data, offset_at)? as usize;
-            let length = u32_at(&data, offset_at + 4)? as usize;
-            let start = header_length
-                .checked_add(offset)
-                .ok_or_else(|| malformed("section offset overflows"))?;
-            let end = start
-                .checked_add(length)
-                .filter(|&end| end <= data.len())
-                .ok_or_else(|| malformed("section extends past the end"))?;
-            Ok(start..end)
+        let (type_section, strings) = sections(&data)?;
+        let type_offsets = type_offsets(&data, type_section)?;
+        let (first_id, string_base) = match &base {
+            Some(base) => (base.type_id_limit(), base.string_section_length()),
+            None => (1, 0),
         };
-        let type_section = section(8)?;
-        let strings = section(16)?;
-        let mut types = Vec::new();
-        let mut at = type_section.start;
-        while at < type_section.end {
-            if at + TYPE_SIZE > type_section.end {
-                return Err(malformed("truncated type"));
-            }
-            let record = TypeRecord {
-                name_offset: u32_at(&data, at)?,
-                info: u32_at(&data, at + 4)?,
-                size_or_type: u32_at(&data, at + 8)?,
-                extra: at + TYPE_SIZE,
-            };
-            at = record.extra + extra_size(info_kind(record.info), info_vlen(record.info))?;
-            if at > type_section.end {
-                return Err(malformed("type data extends past the type section"));
-            }
-            types.push(record);
+        if first_id.checked_add(type_offsets.len() as u32).is_none() {
+            return Err(malformed("too many types"));
         }
         Ok(Btf {
             data,
-            types,
+            type_offsets,
             strings,
+            base,
+            first_id,
+            string_base,
+            names: OnceLock::new(),
+            enumerators: OnceLock::new(),
         })
     }
 
@@ -154,20 +241,60 @@ impl Btf {
         Btf::from_file(VMLINUX_BTF_PATH)
     }
 
-    /// Types in the blob (ids 1 to this number).
+    /// Types in this blob (split BTF: not counting the base's).
     pub fn type_count(&self) -> usize {
-        self.types.len()
+        self.type_offsets.len()
     }
 
-    fn record(&self, id: u32) -> Option<&TypeRecord> {
-        (id as usize)
-            .checked_sub(1)
-            .and_then(|index| self.types.get(index))
+    /// The id of this blob's first type (1, or one past the base's last).
+    pub fn first_type_id(&self) -> u32 {
+        self.first_id
     }
 
-    /// The string at `offset` of the string section ("" when out of range).
-    fn string(&self, offset: u32) -> &str {
-        let start = self.strings.start + offset as usize;
+    /// The largest type id plus one (the base's types included).
+    pub fn type_id_limit(&self) -> u32 {
+        self.first_id + self.type_offsets.len() as u32
+    }
+
+    /// The base of split BTF.
+    pub fn base(&self) -> Option<&Btf> {
+        self.base.as_deref()
+    }
+
+    /// Bytes of string offsets this blob's strings cover (the base's included).
+    fn string_section_length(&self) -> u32 {
+        self.string_base + self.strings.len() as u32
+    }
+
+    /// The record of type `id` and the blob holding it (the base's, for its ids).
+    pub(super) fn record(&self, id: u32) -> Option<(&Btf, TypeRecord)> {
+        if id < self.first_id {
+            return self.base.as_deref().and_then(|base| base.record(id));
+        }
+        let at = *self.type_offsets.get((id - self.first_id) as usize)? as usize;
+        Some((
+            self,
+            TypeRecord {
+                name_offset: self.word(at),
+                info: self.word(at + 4),
+                size_or_type: self.word(at + 8),
+                extra: at + TYPE_SIZE,
+            },
+        ))
+    }
+
+    /// The 32-bit word at byte `at` of the blob (0 past its end, which parsing rules out
+    /// for the records it walked).
+    pub(super) fn word(&self, at: usize) -> u32 {
+        u32_at(&self.data, at).unwrap_or(0)
+    }
+
+    /// The string at `offset` of the string section ("" when out of range or not UTF-8).
+    pub fn string(&self, offset: u32) -> &str {
+        if offset < self.string_base {
+            return self.base.as_deref().map_or("", |base| base.string(offset));
+        }
+        let start = self.strings.start + (offset - self.string_base) as usize;
         if start >= self.strings.end {
             return "";
         }
@@ -179,181 +306,11 @@ impl Btf {
     /// The name of type `id` ("" for anonymous types and `void`).
     pub fn type_name(&self, id: u32) -> &str {
         self.record(id)
-            .map_or("", |record| self.string(record.name_offset))
+            .map_or("", |(owner, record)| owner.string(record.name_offset))
     }
 
-    /// The id of the struct named `name` that has members (a forward declaration or an
-    /// empty duplicate is skipped).
-    pub fn struct_id(&self, name: &str) -> Option<u32> {
-        self.types
-            .iter()
-            .position(|record| {
-                info_kind(record.info) == KIND_STRUCT
-                    && info_vlen(record.info) > 0
-                    && self.string(record.name_offset) == name
-            })
-            .map(|index| index as u32 + 1)
-    }
-
-    /// `id` with typedefs and qualifiers looked through.
-    fn resolve(&self, mut id: u32) -> u32 {
-        for _ in 0..32 {
-            match self.record(id) {
-                Some(record)
-                    if matches!(
-                        info_kind(record.info),
-                        KIND_TYPEDEF | KIND_VOLATILE | KIND_CONST | KIND_RESTRICT | KIND_TYPE_TAG
-                    ) =>
-                {
-                    id = record.size_or_type
-                }
-                _ => break,
-            }
-        }
-        id
-    }
-
-    /// The bit offset of `member` in the struct or union `id`, searching anonymous
-    /// members too; `None` when absent. The flag says whether it is a bit-field.
-    fn member_bit_offset(&self, id: u32, member: &str, depth: u32) -> Option<(u64, bool)> {
-        let record = self.record(id)?;
-        let kind = info_kind(record.info);
-        if (kind != KIND_STRUCT && kind != KIND_UNION) || depth > 8 {
-            return None;
-        }
-        let bitfields = info_kind_flag(record.info);
-        for index in 0..info_vlen(record.info) as usize {
-            let at = record.extra + 12 * index;
-            let name = u32_at(&self.data, at).ok()?;
-            let member_type = u32_at(&self.data, at + 4).ok()?;
-            let offset = u32_at(&self.data, at + 8).ok()?;
-            let (bit_offset, bitfield_size) = if bitfields {
-                (offset & 0xff_ffff, offset >> 24)
-            } else {
-                (offset, 0)
-            };
-            let name = self.string(name);
-            if name == member {
-                return Some((bit_offset as u64, bitfield_size != 0));
-            }
-            if name.is_empty() {
-                if let Some((inner, bitfield)) =
-                    self.member_bit_offset(self.resolve(member_type), member, depth + 1)
-                {
-                    return Some((bit_offset as u64 + inner, bitfield));
-                }
-            }
-        }
-        None
-    }
-
-    /// The byte offset of `member` in `struct structure`.
-    pub fn member_offset(&self, structure: &str, member: &str) -> Result<u32, BtfError> {
-        let id = self
-            .struct_id(structure)
-            .ok_or_else(|| BtfError::MissingStruct(structure.to_string()))?;
-        let missing = || BtfError::MissingMember {
-            structure: structure.to_string(),
-            member: member.to_string(),
-        };
-        let (bits, bitfield) = self.member_bit_offset(id, member, 0).ok_or_else(missing)?;
-        if bitfield || bits % 8 != 0 {
-            return Err(BtfError::BitfieldMember {
-                structure: structure.to_string(),
-                member: member.to_string(),
-            });
-        }
-        u32::try_from(bits / 8).map_err(|_| missing())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A blob with `int`, `struct inner { int a; int b:3; }` (anonymous member of)
-    /// `struct outer { int first; struct inner; }` at bit 32, and a forward `struct outer`.
-    fn sample() -> Vec<u8> {
-        let strings = b"\0int\0outer\0first\0a\0b\0".to_vec();
-        let (int, outer, first, a, b) = (1u32, 5u32, 11u32, 17u32, 19u32);
-        let mut types = Vec::new();
-        let mut push = |words: &[u32]| {
-            for word in words {
-                types.extend_from_slice(&word.to_le_bytes());
-            }
-        };
-        // [1] int
-        push(&[int, info(KIND_INT, false, 0), 4, INT_SIGNED << 24 | 32]);
-        // [2] forward struct outer
-        push(&[outer, info(KIND_FWD, false, 0), 0]);
-        // [3] anonymous struct with a bit-field
-        push(&[0, info(KIND_STRUCT, true, 2), 8]);
-        push(&[a, 1, 0]);
-        push(&[b, 1, 3 << 24 | 32]);
-        // [4] struct outer
-        push(&[outer, info(KIND_STRUCT, false, 2), 12]);
-        push(&[first, 1, 0]);
-        push(&[0, 3, 32]);
-        let mut blob = Vec::new();
-        blob.extend_from_slice(&MAGIC.to_le_bytes());
-        blob.extend_from_slice(&[VERSION, 0]);
-        for word in [
-            HEADER_SIZE,
-            0,
-            types.len() as u32,
-            types.len() as u32,
-            strings.len() as u32,
-        ] {
-            blob.extend_from_slice(&word.to_le_bytes());
-        }
-        blob.extend_from_slice(&types);
-        blob.extend_from_slice(&strings);
-        blob
-    }
-
-    #[test]
-    fn members_are_found_through_anonymous_structs() {
-        let btf = Btf::parse(sample()).expect("parses");
-        assert_eq!(btf.type_count(), 4);
-        assert_eq!(btf.struct_id("outer"), Some(4));
-        assert_eq!(btf.member_offset("outer", "first"), Ok(0));
-        assert_eq!(btf.member_offset("outer", "a"), Ok(4));
-        assert!(matches!(
-            btf.member_offset("outer", "b"),
-            Err(BtfError::BitfieldMember { .. })
-        ));
-        assert!(matches!(
-            btf.member_offset("outer", "c"),
-            Err(BtfError::MissingMember { .. })
-        ));
-        assert!(matches!(
-            btf.member_offset("nothing", "a"),
-            Err(BtfError::MissingStruct(_))
-        ));
-    }
-
-    #[test]
-    fn malformed_blobs_are_refused() {
-        assert!(Btf::parse(Vec::new()).is_err());
-        let mut wrong_magic = sample();
-        wrong_magic[0] = 0;
-        assert!(Btf::parse(wrong_magic).is_err());
-        let mut truncated = sample();
-        truncated.truncate(40);
-        assert!(Btf::parse(truncated).is_err());
-        let mut unknown_kind = sample();
-        unknown_kind[HEADER_SIZE as usize + 7] = 0x1f;
-        assert!(Btf::parse(unknown_kind).is_err());
-    }
-
-    #[test]
-    fn the_running_kernel_has_task_struct_offsets() {
-        let Ok(btf) = Btf::running_kernel() else {
-            eprintln!("skipping: no {VMLINUX_BTF_PATH}");
-            return;
-        };
-        let real_parent = btf.member_offset("task_struct", "real_parent").unwrap();
-        let tgid = btf.member_offset("task_struct", "tgid").unwrap();
-        assert!(real_parent > 0 && tgid > 0 && real_parent != tgid);
+    /// The ids of this blob's own types (split BTF: not the base's), in order.
+    pub fn own_type_ids(&self) -> Range<u32> {
+        self.first_id..self.type_id_limit()
     }
 }

@@ -3,6 +3,7 @@
 //! and a static FUNC naming it. Loaded with `BPF_BTF_LOAD`, it is what the `func_info`
 //! records of a program load point into.
 
+use super::builder::BtfBuilder;
 use super::format::*;
 
 /// Bytes of one `struct bpf_func_info` record (instruction offset, FUNC type id).
@@ -38,81 +39,40 @@ const LONG_TYPE_ID: u32 = 1;
 /// Type id of `void *` in the blob.
 const POINTER_TYPE_ID: u32 = 2;
 
-struct StringSection {
-    bytes: Vec<u8>,
-}
-
-impl StringSection {
-    fn add(&mut self, text: &str) -> u32 {
-        let offset = self.bytes.len() as u32;
-        self.bytes.extend_from_slice(text.as_bytes());
-        self.bytes.push(0);
-        offset
-    }
-}
-
-fn push_u32(bytes: &mut Vec<u8>, value: u32) {
-    bytes.extend_from_slice(&value.to_le_bytes());
-}
-
-fn push_type(types: &mut Vec<u8>, name_offset: u32, info: u32, size_or_type: u32) {
-    push_u32(types, name_offset);
-    push_u32(types, info);
-    push_u32(types, size_or_type);
-}
-
 /// The BTF of `functions`.
 pub fn function_btf(functions: &[FunctionType]) -> FunctionBtf {
-    // The string section starts with the empty string, which anonymous types name.
-    let mut strings = StringSection { bytes: vec![0] };
-    let mut types = Vec::new();
-    let long_name = strings.add("long");
-    push_type(&mut types, long_name, info(KIND_INT, false, 0), 8);
-    push_u32(&mut types, INT_SIGNED << 24 | 64);
-    push_type(&mut types, 0, info(KIND_PTR, false, 0), 0);
-    let mut next_id = POINTER_TYPE_ID + 1;
+    let mut builder = BtfBuilder::new();
+    builder.add_type("long", KIND_INT, false, 0, 8, &[INT_SIGNED << 24 | 64]);
+    builder.add_type("", KIND_PTR, false, 0, 0, &[]);
     let mut function_type_ids = Vec::new();
     for function in functions {
-        let prototype_id = next_id;
-        push_type(
-            &mut types,
-            0,
-            info(KIND_FUNC_PROTO, false, function.parameters.len() as u32),
-            LONG_TYPE_ID,
-        );
+        let mut parameters = Vec::with_capacity(2 * function.parameters.len());
         for (name, parameter_type) in &function.parameters {
-            push_u32(&mut types, strings.add(name));
-            push_u32(
-                &mut types,
-                match parameter_type {
-                    ParameterType::Long => LONG_TYPE_ID,
-                    ParameterType::Pointer => POINTER_TYPE_ID,
-                },
-            );
+            parameters.push(builder.string(name));
+            parameters.push(match parameter_type {
+                ParameterType::Long => LONG_TYPE_ID,
+                ParameterType::Pointer => POINTER_TYPE_ID,
+            });
         }
-        let name = strings.add(&function.name);
-        push_type(
-            &mut types,
-            name,
-            info(KIND_FUNC, false, FUNC_STATIC),
-            prototype_id,
+        let prototype_id = builder.add_type(
+            "",
+            KIND_FUNC_PROTO,
+            false,
+            function.parameters.len() as u32,
+            LONG_TYPE_ID,
+            &parameters,
         );
-        function_type_ids.push(prototype_id + 1);
-        next_id += 2;
+        function_type_ids.push(builder.add_type(
+            &function.name,
+            KIND_FUNC,
+            false,
+            FUNC_STATIC,
+            prototype_id,
+            &[],
+        ));
     }
-    let mut blob = Vec::new();
-    blob.extend_from_slice(&MAGIC.to_le_bytes());
-    blob.push(VERSION);
-    blob.push(0);
-    push_u32(&mut blob, HEADER_SIZE);
-    push_u32(&mut blob, 0);
-    push_u32(&mut blob, types.len() as u32);
-    push_u32(&mut blob, types.len() as u32);
-    push_u32(&mut blob, strings.bytes.len() as u32);
-    blob.extend_from_slice(&types);
-    blob.extend_from_slice(&strings.bytes);
     FunctionBtf {
-        blob,
+        blob: builder.finish(),
         function_type_ids,
     }
 }
@@ -122,8 +82,8 @@ pub fn function_btf(functions: &[FunctionType]) -> FunctionBtf {
 pub fn encode_func_info(functions: &[(u32, u32)]) -> Vec<u8> {
     let mut bytes = Vec::with_capacity(functions.len() * FUNC_INFO_RECORD_SIZE as usize);
     for &(instruction, type_id) in functions {
-        push_u32(&mut bytes, instruction);
-        push_u32(&mut bytes, type_id);
+        bytes.extend_from_slice(&instruction.to_le_bytes());
+        bytes.extend_from_slice(&type_id.to_le_bytes());
     }
     bytes
 }

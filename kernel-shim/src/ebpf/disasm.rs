@@ -249,6 +249,7 @@ fn ld_text(instruction: &Insn, next: Option<&Insn>, map_name: &dyn Fn(i32) -> St
                     next.imm as u32
                 ),
                 BPF_PSEUDO_FUNC => format!("r{dst} = subprog[{:+}]", instruction.imm),
+                BPF_PSEUDO_BTF_ID => format!("r{dst} = btf_var[{}]", instruction.imm),
                 _ => {
                     let value = ((next.imm as u32 as u64) << 32) | instruction.imm as u32 as u64;
                     format!("r{dst} = 0x{value:x}")

@@ -409,6 +409,13 @@ impl Insn {
         Insn::ld_imm64_raw(dst, 0, value as u32 as i32, (value >> 32) as u32 as i32)
     }
 
+    /// `dst = &kernel variable`: the kernel replaces the BTF id of a `VAR` of vmlinux
+    /// with the variable's address (for a per-CPU variable, the per-CPU pointer that
+    /// `bpf_this_cpu_ptr` takes).
+    pub const fn ld_btf_variable(dst: Reg, variable_id: u32) -> [Insn; 2] {
+        Insn::ld_imm64_raw(dst, BPF_PSEUDO_BTF_ID, variable_id as i32, 0)
+    }
+
     /// `dst = map`: the kernel replaces the file descriptor with the map's address.
     pub const fn ld_map_fd(dst: Reg, map_fd: i32) -> [Insn; 2] {
         Insn::ld_imm64_raw(dst, BPF_PSEUDO_MAP_FD, map_fd, 0)

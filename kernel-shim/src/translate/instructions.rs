@@ -3,7 +3,7 @@
 //! scratch, `setx`/`sets`, `allocs`/`copys`, the tuple stack, and dispatch to the
 //! variable, built-in and subroutine translations. The DIFO's result is left in r8.
 
-use difvm::difo::Difo;
+use difvm::difo::{Difo, KernelRelocationValue};
 use difvm::engine::MAX_OBJECT_SIZE;
 use difvm::isa::{builtin_array, Instruction, Opcode, DIF_TYPE_STRING};
 use difvm::object::FaultCode;
@@ -21,7 +21,7 @@ use super::subroutines::call_subroutine;
 use super::translation_context::StatementContext;
 use super::tuples::{tuple_entry, tuple_shapes, EntryKind, Shape};
 use super::variables::{access_associative, load_variable, store_variable};
-use crate::ebpf::{AluOp, Insn, JmpOp, Label, MemSize, Reg};
+use crate::ebpf::{AluOp, Helper, Insn, JmpOp, Label, MemSize, Reg};
 use crate::map_layout::{DifoLocation, TAG_CONSTANTS, TAG_SHIFT};
 
 /// What the translation of one DIFO needs beyond the statement's context.
@@ -413,6 +413,26 @@ fn translate_store(
 }
 
 /// `setx` (from the integer table) and `sets` (an address in the string table).
+/// `r0 = ` the value of a kernel relocation. The per-CPU pointer `bpf_this_cpu_ptr`
+/// returns is a typed pointer to the kernel's verifier, which refuses the bit tests
+/// every DIF address goes through; stored in the work area and loaded back it is a
+/// plain number (storing a pointer in a map is allowed to tracers with CAP_PERFMON).
+fn load_kernel_relocation(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    value: KernelRelocationValue,
+) {
+    match value {
+        KernelRelocationValue::PerCpuVariableAddress { variable_id } => {
+            code.emit_all(&Insn::ld_btf_variable(Reg::R1, variable_id));
+            code.call(Helper::ThisCpuPtr);
+            let temporary = cx.layout().state.temporary;
+            code.store_state(temporary, Reg::R0);
+            code.load_state(Reg::R0, temporary);
+        }
+    }
+}
+
 fn translate_constant(
     code: &mut ProgramCode,
     cx: &StatementContext<'_>,
@@ -423,13 +443,23 @@ fn translate_constant(
     let rd = instruction.rd();
     match opcode {
         Opcode::Setx => {
-            let value = translation
+            let index = instruction.index();
+            let relocation = translation
                 .difo
-                .integer_table
-                .get(instruction.index() as usize)
-                .copied()
-                .unwrap_or(0);
-            code.load_constant(Reg::R0, value);
+                .kernel_relocations
+                .iter()
+                .find(|relocation| relocation.integer_index == index);
+            if let Some(relocation) = relocation {
+                load_kernel_relocation(code, cx, relocation.value);
+            } else {
+                let value = translation
+                    .difo
+                    .integer_table
+                    .get(index as usize)
+                    .copied()
+                    .unwrap_or(0);
+                code.load_constant(Reg::R0, value);
+            }
             code.store_dif(rd, Reg::R0);
         }
         _ => {

@@ -1,0 +1,69 @@
+//! Kernel variables in expressions: `` `cpu_number `` and `` vmlinux`max_pfn `` name the
+//! kernel's variable of that name, read with its BTF type from this CPU's instance (a
+//! per-CPU variable) or from its kallsyms address.
+
+use super::access::Place;
+use super::ir::{AddressSpace, TypedExpr, TypedExprKind};
+use super::{error, Analyzer, SemaResult};
+use crate::diagnostics::{ErrorTag, Span};
+use crate::kernel_types::{KernelVariableError, KernelVariableLocation};
+
+impl Analyzer<'_> {
+    /// The place of the kernel variable `` module`name `` (`module` empty for
+    /// `` `name ``).
+    pub(super) fn kernel_variable_place(
+        &mut self,
+        module: &str,
+        name: &str,
+        span: &Span,
+    ) -> SemaResult<Place> {
+        let written = format!("{module}`{name}");
+        if !module.is_empty() && self.types.kernel_module() != Some(module) {
+            return Err(error(
+                ErrorTag::D_IDENT_UNDEF,
+                span,
+                format!("failed to resolve {written}: Unknown symbol name"),
+            ));
+        }
+        let (variable, ty) = match self.types.kernel_variable(name) {
+            Ok(found) => found,
+            Err(KernelVariableError::Unknown) => {
+                return Err(error(
+                    ErrorTag::D_IDENT_UNDEF,
+                    span,
+                    format!("failed to resolve {written}: Unknown symbol name"),
+                ))
+            }
+            Err(KernelVariableError::Unavailable(reason)) => {
+                return Err(error(
+                    ErrorTag::D_SYM_NOTYPES,
+                    span,
+                    format!("failed to resolve {written}: {reason}"),
+                ))
+            }
+        };
+        // A variable BTF does not describe (kallsyms knows only its address) is read as
+        // a word; `*(int *)&`name` reads it as another type.
+        let ty = ty.unwrap_or(self.types.well_known().unsigned_long);
+        let pointer_type = self.types.pointer_to(ty);
+        let kind = match variable.location {
+            KernelVariableLocation::PerCpu { variable_id } => {
+                TypedExprKind::PerCpuVariableAddress { variable_id }
+            }
+            KernelVariableLocation::Address(address) => TypedExprKind::Integer(address),
+        };
+        if self.kernel_type_read.is_none() {
+            self.kernel_type_read = Some(format!("the kernel variable {written}"));
+        }
+        Ok(Place::Memory {
+            address: TypedExpr {
+                kind,
+                ty: pointer_type,
+                span: span.clone(),
+            },
+            ty,
+            bit_field: None,
+            space: AddressSpace::Kernel,
+        })
+    }
+}
