@@ -347,6 +347,17 @@ fn a_debian_6_1_guest_kernel_runs_fbt_probes_and_the_golden_corpus() {
             "/dtrace -q -n 'fbt::vfs_*:entry /pid == $target/ {{ @[probefunc] = count(); }}' -c {dd}"
         ),
         GOLDEN_CORPUS_ON_THE_KERNEL_ENGINE.to_string(),
+        // fbt arguments typed from the function's BTF prototype.
+        "/dtrace -lv -n fbt::vfs_read:entry".to_string(),
+        format!(
+            "/dtrace -q -n 'fbt::vfs_read:entry /pid == $target/ {{ \
+             printf(\"file %s\\n\", stringof(args[0]->f_path.dentry->d_name.name)); }}' -c {dd}"
+        ),
+        // Kernel variables: one kallsyms lists (this kernel has CONFIG_KALLSYMS_ALL), and
+        // a per-CPU one.
+        "/dtrace -q -n 'BEGIN { printf(\"variables %d %d\\n\", `max_pfn > 0, \
+         `cpu_number == cpu); exit(0); }'"
+            .to_string(),
     ];
     let command_lines: Vec<&str> = commands.iter().map(String::as_str).collect();
     let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
@@ -424,6 +435,36 @@ fn a_debian_6_1_guest_kernel_runs_fbt_probes_and_the_golden_corpus() {
         Some(0),
         "golden programs that differ on the guest kernel:\n{}",
         corpus.output
+    );
+
+    let typed_listing = &runs[6];
+    assert_eq!(typed_listing.status, Some(0), "{typed_listing:?}");
+    assert!(
+        typed_listing
+            .output
+            .lines()
+            .any(|line| line.trim() == "args[0]: struct file *"),
+        "{typed_listing:?}"
+    );
+
+    let file_names = &runs[7];
+    assert_eq!(file_names.status, Some(0), "{file_names:?}");
+    let names: Vec<&str> = file_names
+        .output
+        .lines()
+        .filter(|line| line.starts_with("file "))
+        .collect();
+    assert_eq!(
+        names,
+        ["file version", "file version", "file version"],
+        "{file_names:?}"
+    );
+
+    let variables = &runs[8];
+    assert_eq!(variables.status, Some(0), "{variables:?}");
+    assert!(
+        variables.output.lines().any(|line| line == "variables 1 1"),
+        "{variables:?}"
     );
 }
 

@@ -4,16 +4,22 @@
 
 use std::path::Path;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use difvm::engine::is_destructive;
 use difvm::object::{CompiledProgram, EnabledProbe};
 use difvm::verify::{verify_program, VerifiedProgram};
-use dlang::compile::{compile, dif_listing, ProbeSpecifierOption, ProgramSource};
+use dlang::compile::{
+    compile_with_kernel_types, dif_listing, Compilation, CompileError, CompileOptions,
+    ProbeSpecifierOption, ProgramSource,
+};
+use dlang::kernel_types::KernelTypes;
 use dlang::probes::ProbeCatalog;
 
 use crate::catalog::RegistryCatalog;
 use crate::engine::{TracingEngine, VirtualMachineEngine};
 use crate::kernel_engine::{check_tracing_privileges, KernelEngine};
+use crate::kernel_types::BtfKernelTypes;
 use crate::messages::{describe_io_error, MessageSink, StandardStreams};
 use crate::options::{OptionOrigin, OptionSet};
 use crate::preprocess::{preprocess, PreprocessorSettings};
@@ -261,6 +267,17 @@ fn read_programs(
         .collect()
 }
 
+/// Compiles `sources` with this machine's probes and kernel types (the kernel's BTF is
+/// read only if a program names a kernel type).
+fn compile_programs(
+    sources: &[ProgramSource],
+    options: &CompileOptions,
+    catalog: &RegistryCatalog,
+) -> Result<Compilation, CompileError> {
+    let kernel_types: Arc<dyn KernelTypes> = Arc::new(BtfKernelTypes::default());
+    compile_with_kernel_types(sources, options, catalog, Some(kernel_types))
+}
+
 /// `dtrace -l`: lists the probes every description matches (all probes without any).
 fn list_probes(
     invocation: &Invocation,
@@ -271,7 +288,7 @@ fn list_probes(
 ) -> i32 {
     let mut descriptions = Vec::new();
     if !sources.is_empty() {
-        let compilation = match compile(sources, &settings.for_target(None), &catalog) {
+        let compilation = match compile_programs(sources, &settings.for_target(None), &catalog) {
             Ok(compilation) => compilation,
             Err(error) => {
                 messages.diagnostic_text(&format!(
@@ -462,14 +479,15 @@ impl TracingRun<'_> {
         target_pid: Option<u32>,
     ) -> Stage<CompiledRun> {
         let messages = &*self.messages;
-        let compilation = compile(self.sources, &settings.for_target(target_pid), self.catalog)
-            .map_err(|error| {
-                messages.diagnostic_text(&format!(
-                    "{}\n",
-                    error.message("dtrace", self.sources, settings.error_tags)
-                ));
-                EXIT_FATAL
-            })?;
+        let compilation =
+            compile_programs(self.sources, &settings.for_target(target_pid), self.catalog)
+                .map_err(|error| {
+                    messages.diagnostic_text(&format!(
+                        "{}\n",
+                        error.message("dtrace", self.sources, settings.error_tags)
+                    ));
+                    EXIT_FATAL
+                })?;
         if let Some(message) = self.catalog.take_error() {
             messages.message(&message);
             return Err(EXIT_FATAL);

@@ -3,7 +3,7 @@
 //! symbol table (`/proc/kallsyms`), each read on the first question that needs it, so a
 //! program that names no kernel type reads neither.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -13,9 +13,6 @@ use dlang::kernel_types::{
 };
 use kernel_shim::btf::{Btf, BtfKind, BtfMembers, BtfNamespace, VMLINUX_BTF_PATH};
 use kernel_shim::kallsyms::{kallsyms_lines, KALLSYMS_PATH};
-
-/// The data section of per-CPU variables, whose `VAR`s a probe reads through their BTF id.
-pub const PER_CPU_DATA_SECTION: &str = ".data..percpu";
 
 /// How deep the alignment of an aggregate follows members by value, typedefs and arrays
 /// before giving up (malformed BTF could nest a struct in itself).
@@ -35,7 +32,8 @@ pub struct BtfKernelTypes {
     kallsyms_path: PathBuf,
     btf: OnceLock<Result<Btf, String>>,
     /// The ids of the `VAR`s in the per-CPU data section.
-    per_cpu_variables: OnceLock<HashSet<u32>>,
+    /// The `VAR` ids of the per-CPU variables, with their offsets in the per-CPU area.
+    per_cpu_variables: OnceLock<HashMap<u32, u32>>,
     /// The text of kallsyms, `None` when it cannot be read.
     kallsyms: OnceLock<Option<String>>,
 }
@@ -82,21 +80,9 @@ impl BtfKernelTypes {
         self.loaded().ok()
     }
 
-    fn per_cpu_variables(&self, btf: &Btf) -> &HashSet<u32> {
-        self.per_cpu_variables.get_or_init(|| {
-            let mut variables = HashSet::new();
-            for id in btf.own_type_ids() {
-                match btf.type_by_id(id) {
-                    Some(ty) if ty.name == PER_CPU_DATA_SECTION => {
-                        if let BtfKind::DataSection(section) = ty.kind {
-                            variables.extend(section.iter().map(|entry| entry.ty));
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            variables
-        })
+    fn per_cpu_variables(&self, btf: &Btf) -> &HashMap<u32, u32> {
+        self.per_cpu_variables
+            .get_or_init(|| btf.per_cpu_variables())
     }
 
     /// What kallsyms lists for the kernel image's symbol `name`.
@@ -237,10 +223,13 @@ impl BtfKernelTypes {
             }
         });
         if let Some((btf, id, ty)) = variable {
-            if self.per_cpu_variables(btf).contains(&id) {
+            if let Some(&section_offset) = self.per_cpu_variables(btf).get(&id) {
                 return Ok(KernelVariable {
                     ty: Some(KernelTypeId(ty)),
-                    location: KernelVariableLocation::PerCpu { variable_id: id },
+                    location: KernelVariableLocation::PerCpu {
+                        variable_id: id,
+                        section_offset,
+                    },
                 });
             }
         }
@@ -376,7 +365,7 @@ mod tests {
     use kernel_shim::btf::{
         BtfBuilder, INT_CHAR, INT_SIGNED, KIND_ARRAY, KIND_CONST, KIND_DATASEC, KIND_DECL_TAG,
         KIND_ENUM64, KIND_FLOAT, KIND_FUNC, KIND_FUNC_PROTO, KIND_FWD, KIND_INT, KIND_PTR,
-        KIND_STRUCT, KIND_TYPEDEF, KIND_TYPE_TAG, KIND_VAR,
+        KIND_STRUCT, KIND_TYPEDEF, KIND_TYPE_TAG, KIND_VAR, PER_CPU_DATA_SECTION,
     };
 
     /// A small kernel's BTF (ids in the comments).
@@ -422,8 +411,8 @@ mod tests {
             KIND_DATASEC,
             false,
             1,
-            4,
-            &[cpu_number, 0, 4],
+            20,
+            &[cpu_number, 16, 4],
         ); // 14
         let jiffies = blob.add_type("jiffies", KIND_VAR, false, 0, int, &[1]); // 15
         blob.add_type(".data", KIND_DATASEC, false, 1, 4, &[jiffies, 0, 4]); // 16
@@ -621,7 +610,10 @@ mod tests {
             types.variable("cpu_number"),
             Ok(KernelVariable {
                 ty: Some(KernelTypeId(1)),
-                location: KernelVariableLocation::PerCpu { variable_id: 13 }
+                location: KernelVariableLocation::PerCpu {
+                    variable_id: 13,
+                    section_offset: 16
+                }
             })
         );
         assert_eq!(

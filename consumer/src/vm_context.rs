@@ -1,7 +1,8 @@
 //! The firing context of probes run by the user-space engine: the dtrace process itself
-//! is the current process, so the built-ins describe it.
+//! is the current process, so the built-ins describe it, and `curcpu` the CPU it runs on.
 
 use difvm::interp::context::SimpleFiringContext;
+use kernel_shim::sys::{numa_node, physical_package_id};
 
 /// The context of a firing now, in the dtrace process, on the CPU this thread runs on.
 /// Clocks are read once: a BEGIN or END firing is over in microseconds, and DTrace keeps
@@ -25,6 +26,8 @@ pub fn dtrace_process_context(arguments: Vec<u64>) -> SimpleFiringContext {
         .unwrap_or_else(|_| "dtrace".to_string());
     SimpleFiringContext {
         cpu,
+        cpu_chip: physical_package_id(cpu),
+        cpu_lgrp: numa_node(cpu),
         arguments,
         pid,
         tid,

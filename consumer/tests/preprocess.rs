@@ -1,7 +1,7 @@
 //! Tests of `-C` preprocessing: the cpp command line (predefined macros, user options,
 //! conformance modes), and real runs of the machine's cpp on D scripts with `#define`,
 //! `#include`, `#if`, `$1` and `@`, whose output must still compile and name the right
-//! lines in messages. Runs of cpp are skipped, with a note, when no cpp is installed.
+//! lines in messages, and a system header's `NULL` taking over from the built-in one. Runs of cpp are skipped, with a note, when no cpp is installed.
 
 use std::path::{Path, PathBuf};
 
@@ -339,6 +339,23 @@ fn preprocessed_scripts_compile_and_name_the_right_lines() {
         directory.join("bad.h").display()
     );
     assert!(message.starts_with(&expected_prefix), "{message}");
+    let _ = std::fs::remove_dir_all(&directory);
+}
+
+/// The system header's NULL, `((void *)0)`, replaces the name before the compiler sees
+/// it and is used as the built-in one is (pointer and string comparisons, assignment).
+#[test]
+fn a_system_header_null_replaces_the_built_in_one() {
+    if !cpp_available("a_system_header_null_replaces_the_built_in_one") {
+        return;
+    }
+    let directory = scratch_directory("null", &[]);
+    let script = "#define __need_NULL\n#include <stddef.h>\nBEGIN\n{\n\tp = (int *)0;\n\ts = \"a\";\n\tx = NULL;\n\ttrace(p == NULL && s != NULL && NULL == 0 && x == p && $1 == 5);\n\texit(0);\n}\n";
+    let (result, diagnostics) = run(&directory, script, &PreprocessorSettings::default());
+    let output = result.unwrap_or_else(|kind| panic!("{kind:?}: {diagnostics}"));
+    assert!(!output.contains("NULL"), "{output}");
+    assert!(output.contains("((void *)0)"), "{output}");
+    compile_preprocessed(&output).expect("the preprocessed script compiles");
     let _ = std::fs::remove_dir_all(&directory);
 }
 

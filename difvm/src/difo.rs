@@ -132,9 +132,12 @@ pub struct KernelRelocation {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum KernelRelocationValue {
     /// The address of this CPU's instance of the per-CPU kernel variable whose BTF
-    /// `VAR` has this id (the kernel engine asks `bpf_this_cpu_ptr`; the user-space
-    /// engine, which cannot read kernel memory, loads the table's 0).
-    PerCpuVariableAddress { variable_id: u32 },
+    /// `VAR` has this id and lies at `section_offset` in every CPU's per-CPU area (the
+    /// user-space engine, which cannot read kernel memory, loads the table's 0).
+    PerCpuVariableAddress {
+        variable_id: u32,
+        section_offset: u32,
+    },
 }
 
 /// A DIF object: one compiled expression (a predicate, or the value of one action).

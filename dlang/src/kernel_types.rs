@@ -103,9 +103,12 @@ pub enum KernelType {
 /// Where a kernel variable lives, which decides how a probe reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum KernelVariableLocation {
-    /// A per-CPU variable, named to the kernel by this BTF id of its `VAR` entry; a probe
-    /// reads the instance of the CPU it runs on.
-    PerCpu { variable_id: u32 },
+    /// A per-CPU variable (its BTF `VAR` id, and its offset in every CPU's per-CPU
+    /// area); a probe reads the instance of the CPU it runs on.
+    PerCpu {
+        variable_id: u32,
+        section_offset: u32,
+    },
     /// An ordinary variable at this kernel address.
     Address(u64),
 }

@@ -1,7 +1,7 @@
 //! The layout contract and translation errors, without the kernel: map specifications
 //! derived from a program and its options, aggregation keys, the constants image, the
-//! errors translation reports for what the kernel engine does not do, `vtimestamp`'s map
-//! and the search for kernel stacks' artificial frames.
+//! errors translation reports for what the kernel engine does not do, `vtimestamp`'s map,
+//! `curcpu`'s `cpuinfo_t` and the search for kernel stacks' artificial frames.
 
 use difvm::difo::{DifType, DifVariable, VariableKind, VariableScope};
 use difvm::object::{
@@ -102,12 +102,19 @@ fn translate(text: &str) -> Result<TranslatedProgram, TranslateError> {
 
 /// The instructions alone, as a caller loading them itself gets them.
 fn translate_instructions(text: &str) -> Result<usize, TranslateError> {
+    translate_instructions_with(text, &LayoutOptions::default())
+}
+
+fn translate_instructions_with(
+    text: &str,
+    options: &LayoutOptions,
+) -> Result<usize, TranslateError> {
     let program = CompiledProgram {
         statements: vec![statement(text, Vec::new(), ActionKind::Trace)],
         ..CompiledProgram::default()
     };
     let verified = verify_program(&program).expect("verifies");
-    let layout = ProgramLayout::for_program(&verified, &LayoutOptions::default()).unwrap();
+    let layout = ProgramLayout::for_program(&verified, options).unwrap();
     translate_probe_program(
         &layout,
         &fds(),
@@ -200,8 +207,6 @@ fn map_specifications_follow_the_program_and_options() {
 fn unsupported_features_are_named() {
     let error = translate("ldgs ppid, %r1\nret %r1").unwrap_err();
     assert!(error.to_string().contains("ppid"), "{error}");
-    let error = translate("ldgs curcpu, %r1\nret %r1").unwrap_err();
-    assert!(error.to_string().contains("curcpu"), "{error}");
     for (name, arguments) in [("copyout", 3), ("copyoutstr", 3)] {
         let text = format!(
             "setx 0x1, %r1\n{}call {name}, %r2\nret %r2",
@@ -376,4 +381,37 @@ fn kernel_stacks_search_the_machinery_ranges_they_are_given() {
         ArtificialFrames::structural(&ContextKind::PerfEvent),
         ArtificialFrames::default()
     );
+}
+
+/// `curcpu` points to a `cpuinfo_t` in the work area, which only programs that read it
+/// lay out; the physical package costs one range test per run of CPUs off package 0.
+#[test]
+fn curcpu_has_a_work_area_cpuinfo_and_tests_only_packages_other_than_0() {
+    let layout_of = |text: &str| {
+        let program = CompiledProgram {
+            statements: vec![statement(text, Vec::new(), ActionKind::Trace)],
+            ..CompiledProgram::default()
+        };
+        let verified = verify_program(&program).expect("verifies");
+        ProgramLayout::for_program(&verified, &LayoutOptions::default()).unwrap()
+    };
+    let reads = layout_of("ldgs curcpu, %r1\nret %r1");
+    let ignores = layout_of("ldgs cpu, %r1\nret %r1");
+    assert!(ignores.state.cpuinfo.is_none());
+    let area = reads.state.cpuinfo.expect("a cpuinfo_t area");
+    assert!(area + 24 <= reads.state.size && area % 8 == 0);
+    assert_eq!(reads.state.scratch, ignores.state.scratch + 24);
+
+    let text = "ldgs curcpu, %r1\nret %r1";
+    let one_package = translate_instructions(text).expect("curcpu translates");
+    let options = |cpu_chips: Vec<u32>| LayoutOptions {
+        cpu_chips,
+        ..LayoutOptions::default()
+    };
+    let same = translate_instructions_with(text, &options(vec![0, 0, 0, 0])).unwrap();
+    let two = translate_instructions_with(text, &options(vec![0, 0, 1, 1])).unwrap();
+    let interleaved = translate_instructions_with(text, &options(vec![0, 1, 0, 1])).unwrap();
+    assert_eq!(same, one_package);
+    assert_eq!(two, one_package + 3);
+    assert_eq!(interleaved, one_package + 6);
 }

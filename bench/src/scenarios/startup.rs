@@ -1,5 +1,7 @@
 //! Start-up: wall time and peak RSS of `BEGIN { exit(0); }`, from spawning the tracer to
-//! its exit.
+//! its exit; and the same for a BEGIN clause that reads a kernel type
+//! (`curthread->pid`), which is what resolving `struct task_struct` from the kernel's BTF
+//! costs.
 
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -28,31 +30,67 @@ fn scripts() -> ScriptPair {
     }
 }
 
+/// A BEGIN clause that reads `struct task_struct` through the kernel's BTF.
+fn kernel_type_scripts() -> ScriptPair {
+    ScriptPair {
+        dtrace: DtraceScript {
+            quiet: true,
+            options: Vec::new(),
+            clauses: vec!["BEGIN { trace(curthread->pid); exit(0); }".to_string()],
+        },
+        bpftrace: BpftraceScript {
+            program: "BEGIN { printf(\"%d\\n\", curtask->pid); exit(); }".to_string(),
+            environment: Vec::new(),
+        },
+    }
+}
+
 pub fn run(harness: &mut Harness) {
     // dtrace's BEGIN may run on the user-space engine, without privileges.
-    let mut rows = harness.rows(
-        &[
-            Row::new(
-                "start-up: `BEGIN { exit(0); }` wall time",
-                Unit::Milliseconds,
-                Better::Lower,
-            ),
-            Row::new("start-up: peak RSS", Unit::Bytes, Better::Lower),
-        ],
+    measure(
+        harness,
+        &scripts(),
+        "start-up: `BEGIN { exit(0); }` wall time",
+        "start-up: peak RSS",
         false,
     );
-    let scripts = scripts();
+    // Reading kernel memory needs the kernel engine, so privileges.
+    measure(
+        harness,
+        &kernel_type_scripts(),
+        "start-up reading `curthread->pid` (BTF): wall time",
+        "start-up reading `curthread->pid` (BTF): peak RSS",
+        true,
+    );
+}
+
+/// Runs both tools' `scripts` the configured number of times, alternating, into a wall
+/// time row and a peak RSS row.
+fn measure(
+    harness: &mut Harness,
+    scripts: &ScriptPair,
+    wall_row: &str,
+    rss_row: &str,
+    needs_privileges: bool,
+) {
+    let mut rows = harness.rows(
+        &[
+            Row::new(wall_row, Unit::Milliseconds, Better::Lower),
+            Row::new(rss_row, Unit::Bytes, Better::Lower),
+        ],
+        needs_privileges,
+    );
     for repetition in 0..harness.settings.startup_repetitions {
         if !harness.has_time_for(Duration::from_secs(5)) {
             break;
         }
         for kind in harness.tools_in_turn(repetition) {
-            let Ok(tool) = harness.tool(kind, false) else {
+            let Ok(tool) = harness.tool(kind, needs_privileges) else {
                 continue;
             };
-            let outcome = run_once(tool.command(&scripts), kind);
+            let outcome = run_once(tool.command(scripts), kind);
             harness.progress(&format!(
-                "start-up {}/{} {}: {}",
+                "{wall_row} {}/{} {}: {}",
                 repetition + 1,
                 harness.settings.startup_repetitions,
                 kind.name(),

@@ -56,8 +56,12 @@ pub trait ProbeFiringContext {
     fn curthread(&self) -> u64 {
         0
     }
-    /// `curcpu`: an opaque kernel pointer.
-    fn curcpu(&self) -> u64 {
+    /// The physical package of the CPU the probe fires on (`curcpu->cpu_chip`).
+    fn cpu_chip(&self) -> u32 {
+        0
+    }
+    /// The NUMA node of the CPU the probe fires on (`curcpu->cpu_lgrp`).
+    fn cpu_lgrp(&self) -> u32 {
         0
     }
     fn caller(&self) -> u64 {
@@ -121,6 +125,9 @@ pub trait ProbeFiringContext {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SimpleFiringContext {
     pub cpu: u32,
+    /// The CPU's physical package and NUMA node.
+    pub cpu_chip: u32,
+    pub cpu_lgrp: u32,
     pub arguments: Vec<u64>,
     pub pid: u64,
     pub tid: u64,
@@ -163,6 +170,12 @@ fn read_from_areas(areas: &[(u64, Vec<u8>)], address: u64, buffer: &mut [u8]) ->
 impl ProbeFiringContext for SimpleFiringContext {
     fn cpu(&self) -> u32 {
         self.cpu
+    }
+    fn cpu_chip(&self) -> u32 {
+        self.cpu_chip
+    }
+    fn cpu_lgrp(&self) -> u32 {
+        self.cpu_lgrp
     }
     fn argument(&self, index: u64) -> Option<u64> {
         usize::try_from(index)
@@ -277,8 +290,11 @@ impl ProbeFiringContext for ErrorProbeContext<'_> {
     fn curthread(&self) -> u64 {
         self.inner.curthread()
     }
-    fn curcpu(&self) -> u64 {
-        self.inner.curcpu()
+    fn cpu_chip(&self) -> u32 {
+        self.inner.cpu_chip()
+    }
+    fn cpu_lgrp(&self) -> u32 {
+        self.inner.cpu_lgrp()
     }
     fn caller(&self) -> u64 {
         self.inner.caller()

@@ -65,6 +65,8 @@ struct ClauseCache {
     vtimestamp: Option<u64>,
     /// Addresses of built-in strings already mapped: (variable id, address).
     builtin_strings: Vec<(u16, u64)>,
+    /// Address of the `cpuinfo_t` `curcpu` points to, once mapped.
+    curcpu: Option<u64>,
 }
 
 /// Per-firing state set aside while a nested ERROR firing runs.
@@ -659,7 +661,7 @@ impl<'a> Machine<'a> {
             variable::UID => context.uid(),
             variable::GID => context.gid(),
             variable::ERRNO => context.errno(),
-            variable::CURCPU => context.curcpu(),
+            variable::CURCPU => self.curcpu()?,
             variable::CPU => context.cpu() as u64,
             variable::PROBEPROV
             | variable::PROBEMOD
@@ -669,6 +671,29 @@ impl<'a> Machine<'a> {
             | variable::ZONENAME => self.builtin_string(id)?,
             _ => return Err(RuntimeFault::illegal_operation(id as u64)),
         })
+    }
+
+    /// `curcpu`: maps the `cpuinfo_t` of the firing's CPU (once per clause) and returns
+    /// its address: `cpu_id`, `cpu_pset` (0: Linux has no processor sets), `cpu_chip`,
+    /// `cpu_lgrp` as 32-bit integers, then a NULL `void *cpu_info`. It lives as long as
+    /// the firing, so a clause-local copy of the pointer serves later clauses too.
+    fn curcpu(&mut self) -> Result<u64, RuntimeFault> {
+        if let Some(address) = self.state.clause.curcpu {
+            return Ok(address);
+        }
+        let mut bytes = Vec::with_capacity(24);
+        for word in [
+            self.context.cpu(),
+            0,
+            self.context.cpu_chip(),
+            self.context.cpu_lgrp(),
+        ] {
+            bytes.extend_from_slice(&word.to_le_bytes());
+        }
+        bytes.extend_from_slice(&0u64.to_le_bytes());
+        let address = self.state.memory.map(RegionLifetime::Firing, bytes)?;
+        self.state.clause.curcpu = Some(address);
+        Ok(address)
     }
 
     /// Maps a built-in string variable for this clause (once) and returns its address.

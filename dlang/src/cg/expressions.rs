@@ -281,10 +281,14 @@ impl DifoGenerator<'_> {
                 self.expression(right)
             }
             K::Symbol { value, .. } => self.expression(value),
-            K::PerCpuVariableAddress { variable_id } => {
+            K::PerCpuVariableAddress {
+                variable_id,
+                section_offset,
+            } => {
                 let register = self.builder.allocate()?;
                 let relocation = KernelRelocationValue::PerCpuVariableAddress {
                     variable_id: *variable_id,
+                    section_offset: *section_offset,
                 };
                 self.builder.set_kernel_relocation(relocation, register)?;
                 Ok(register)

@@ -304,6 +304,7 @@ impl Analyzer<'_> {
     fn index_place(&mut self, base: &Expr, keys: &[Expr], span: &Span) -> SemaResult<Place> {
         let (variable, scope_prefix) = match &base.kind {
             ExprKind::Identifier(name) if self.inline_parameter(name).is_none() => {
+                self.declare_library_parameterised_inline(name)?;
                 if let Some(inline) = self.inlines.get(name).cloned() {
                     if !inline.parameters.is_empty() {
                         let value = self.expand_inline(&inline, keys, span)?;

@@ -194,7 +194,10 @@ pub enum TypedExprKind {
     },
     /// The address of this CPU's instance of a per-CPU kernel variable (its BTF `VAR`
     /// id), which only the engine that runs the probe knows.
-    PerCpuVariableAddress { variable_id: u32 },
+    PerCpuVariableAddress {
+        variable_id: u32,
+        section_offset: u32,
+    },
 }
 
 /// Something that can be assigned.

@@ -47,9 +47,13 @@ impl Analyzer<'_> {
         let ty = ty.unwrap_or(self.types.well_known().unsigned_long);
         let pointer_type = self.types.pointer_to(ty);
         let kind = match variable.location {
-            KernelVariableLocation::PerCpu { variable_id } => {
-                TypedExprKind::PerCpuVariableAddress { variable_id }
-            }
+            KernelVariableLocation::PerCpu {
+                variable_id,
+                section_offset,
+            } => TypedExprKind::PerCpuVariableAddress {
+                variable_id,
+                section_offset,
+            },
             KernelVariableLocation::Address(address) => TypedExprKind::Integer(address),
         };
         if self.kernel_type_read.is_none() {

@@ -265,6 +265,7 @@ impl Analyzer<'_> {
         {
             ComparisonKind::Strings
         } else if self.pointer_compatible(&left, &right).is_some()
+            || self.is_string_null_comparison(&left, &right)
             || (self.types.is_same_internal(left.ty, right.ty))
         {
             ComparisonKind::Unsigned
@@ -529,6 +530,26 @@ impl Analyzer<'_> {
             return Some(left.ty);
         }
         None
+    }
+
+    /// Whether one operand is a `string` and the other a null pointer constant (the
+    /// integer constant 0) or a `void *` such as `NULL`. DTrace's `string` is a character
+    /// array, so its pointer rules allow these; the comparison is of addresses, which
+    /// tells a string that is a null pointer (`strstr()` finding nothing) from any
+    /// other, the empty string included. Any other integer stays D_OP_INCOMPAT.
+    fn is_string_null_comparison(&self, left: &TypedExpr, right: &TypedExpr) -> bool {
+        let is_null = |value: &TypedExpr| {
+            if self.types.is_integer(value.ty) {
+                return constants::constant_value(value) == Some(0);
+            }
+            self.types.is_pointer(value.ty)
+                && self
+                    .types
+                    .referenced(value.ty)
+                    .is_some_and(|target| self.types.is_void(target))
+        };
+        (self.types.is_string(left.ty) && is_null(right))
+            || (self.types.is_string(right.ty) && is_null(left))
     }
 
     /// Whether `value` may be assigned or passed where `target` is expected

@@ -10,26 +10,16 @@ use std::cell::OnceCell;
 use std::fmt;
 use std::sync::Arc;
 
-use super::table::{AggregateBody, Member, Qualifiers, TypeId, TypeKind, TypeTable};
+use super::table::{
+    AggregateBody, KernelTypeRange, Member, Qualifiers, TypeId, TypeKind, TypeTable,
+    KERNEL_TYPE_BASE,
+};
 use crate::kernel_types::{
     KernelType, KernelTypeId, KernelTypeNamespace, KernelTypes, KernelVariable, KernelVariableError,
 };
 
-/// The first type id that stands for a kernel type.
-pub const KERNEL_TYPE_BASE: u32 = 0x8000_0000;
-
 /// What an id the kernel does not describe stands for.
 static UNDESCRIBED: TypeKind = TypeKind::Void;
-
-/// The kernel's types as the table sees them: the source and the types converted so
-/// far, one cell per kernel type id (allocated when the first kernel type is converted).
-#[derive(Clone)]
-pub(super) struct KernelTypeRange {
-    source: Arc<dyn KernelTypes>,
-    kinds: OnceCell<Vec<OnceCell<Box<TypeKind>>>>,
-    /// The table's `void`, which kernel type id 0 stands for.
-    void: TypeId,
-}
 
 impl fmt::Debug for KernelTypeRange {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -15,8 +15,10 @@ mod names;
 mod parse_name;
 mod table;
 
-pub use kernel::KERNEL_TYPE_BASE;
 pub use layout::MemberLayout;
 pub(crate) use parse_name::intrinsic_from_words;
 pub use parse_name::{parse_type_name, TypeNameError};
-pub use table::{AggregateBody, Member, Qualifiers, TypeId, TypeKind, TypeTable, WellKnownTypes};
+pub use table::{
+    AggregateBody, Member, Qualifiers, TypeId, TypeKind, TypeTable, WellKnownTypes,
+    KERNEL_TYPE_BASE,
+};

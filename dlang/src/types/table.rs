@@ -6,8 +6,24 @@
 
 use std::collections::HashMap;
 
-use super::kernel::{KernelTypeRange, KERNEL_TYPE_BASE};
-use crate::kernel_types::KernelTypeNamespace;
+use std::cell::OnceCell;
+use std::sync::Arc;
+
+use crate::kernel_types::{KernelTypeNamespace, KernelTypes};
+
+/// The first type id that stands for a kernel type (see `types::kernel`).
+pub const KERNEL_TYPE_BASE: u32 = 0x8000_0000;
+
+/// The kernel's types as the table sees them: the source and the types converted so
+/// far, one cell per kernel type id (allocated when the first kernel type is
+/// converted). `types::kernel` converts and answers.
+#[derive(Clone)]
+pub(super) struct KernelTypeRange {
+    pub(super) source: Arc<dyn KernelTypes>,
+    pub(super) kinds: OnceCell<Vec<OnceCell<Box<TypeKind>>>>,
+    /// The table's `void`, which kernel type id 0 stands for.
+    pub(super) void: TypeId,
+}
 
 /// A type in a [`TypeTable`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

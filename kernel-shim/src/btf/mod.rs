@@ -13,6 +13,7 @@ mod format;
 mod kinds;
 mod members;
 mod names;
+mod per_cpu;
 mod reader;
 mod writer;
 
@@ -30,6 +31,7 @@ pub use kinds::{
     BtfParameters, BtfType, IntegerEncoding, MAXIMUM_ALIAS_DEPTH,
 };
 pub use names::BtfNamespace;
+pub use per_cpu::PER_CPU_DATA_SECTION;
 pub use reader::{Btf, BtfError, VMLINUX_BTF_PATH};
 pub use writer::{
     encode_func_info, function_btf, FunctionBtf, FunctionType, ParameterType, FUNC_INFO_RECORD_SIZE,

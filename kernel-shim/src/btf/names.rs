@@ -36,7 +36,7 @@ fn with_hash<T: Copy>(table: &[T], hash: u64, key: impl Fn(&T) -> u64) -> &[T] {
 impl Btf {
     fn name_index(&self) -> &NameIndex {
         self.names.get_or_init(|| {
-            let mut entries = Vec::new();
+            let mut entries = Vec::with_capacity(self.type_count());
             for id in self.own_type_ids() {
                 let Some((owner, record)) = self.record(id) else {
                     continue;
@@ -57,7 +57,8 @@ impl Btf {
                     entries.push((name_hash(name), id));
                 }
             }
-            entries.sort_unstable();
+            // Only the hashes need ordering: a lookup ranks every entry of its hash.
+            entries.sort_unstable_by_key(|&(hash, _)| hash);
             NameIndex { entries }
         })
     }
@@ -72,7 +73,7 @@ impl Btf {
                     }
                 }
             }
-            entries.sort_unstable();
+            entries.sort_unstable_by_key(|&(hash, _, _)| hash);
             EnumeratorIndex { entries }
         })
     }
@@ -125,7 +126,7 @@ impl Btf {
             }
             _ => None,
         })
-        .next()
+        .min_by_key(|&(id, _)| id)
     }
 
     /// The id of the struct named `name` that has members (a forward declaration or an

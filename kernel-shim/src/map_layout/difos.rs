@@ -65,10 +65,14 @@ pub fn calls_subroutine(program: &CompiledProgram, number: u16) -> bool {
 /// Whether any DIFO of `program` reads `vtimestamp`: the session then keeps the
 /// `vtimestamps` map and its tracker.
 pub fn program_reads_vtimestamp(program: &CompiledProgram) -> bool {
+    program_reads_builtin(program, builtin_variable::VTIMESTAMP)
+}
+
+/// Whether any DIFO of `program` reads the built-in variable `id` (`ldgs`).
+pub fn program_reads_builtin(program: &CompiledProgram, id: u16) -> bool {
     program_difos(program).iter().any(|(_, difo)| {
         difo.code.iter().any(|instruction| {
-            instruction.opcode() == Some(Opcode::Ldgs)
-                && instruction.index() == builtin_variable::VTIMESTAMP
+            instruction.opcode() == Some(Opcode::Ldgs) && instruction.index() == id
         })
     })
 }

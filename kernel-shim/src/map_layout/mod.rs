@@ -98,10 +98,11 @@ mod task_offsets;
 mod vtimestamps;
 
 pub use difos::{
-    calls_subroutine, program_difos, program_reads_vtimestamp, DifoLocation, DifoSlot,
+    calls_subroutine, program_difos, program_reads_builtin, program_reads_vtimestamp, DifoLocation,
+    DifoSlot,
 };
 pub use options::{LayoutError, LayoutOptions, MAX_HASH_KEY_SIZE, MAX_PER_CPU_VALUE_SIZE};
-pub use task_offsets::TaskStructOffsets;
+pub use task_offsets::{PerCpuBaseOffsets, TaskStructOffsets};
 pub use vtimestamps::{VtimestampLayout, VTIMESTAMP_THREADS};
 
 use crate::sys::MapType;
@@ -150,6 +151,10 @@ pub const AGGREGATION_WORDS_OFFSET: u32 = 16;
 pub fn restarts_on_new_generation(rule: &AggregationRule) -> bool {
     matches!(rule, AggregationRule::Minimum | AggregationRule::Maximum)
 }
+
+/// Bytes of the `cpuinfo_t` that `curcpu` points to: `cpu_id`, `cpu_pset`, `cpu_chip`,
+/// `cpu_lgrp` (32 bits each), then the `void *cpu_info`.
+pub const CPUINFO_SIZE: u32 = 24;
 
 /// Frames `stackdepth` and `ustackdepth` count at most (the kernel's default
 /// `perf_event_max_stack`).
@@ -241,6 +246,10 @@ pub struct StateLayout {
     pub string_buffers: u32,
     /// [`STACK_FRAMES`] u64 program counters for `stackdepth`, `ustackdepth`, `caller`.
     pub stack: u32,
+    /// The `cpuinfo_t` `curcpu` points to, when the program reads `curcpu`
+    /// ([`CPUINFO_SIZE`] bytes, see `translate::builtins`). The work area is this CPU's,
+    /// so a `curcpu` pointer kept for later reads this CPU's values.
+    pub cpuinfo: Option<u32>,
     /// `strtok()` state of the current firing and of the ERROR firing, when the program
     /// calls `strtok`: each a u64 position in the copy (−1 when there is none), then the
     /// copy of the string being tokenised (`strsize + 8` bytes). Past the fixed areas, so
@@ -662,7 +671,10 @@ impl ProgramLayout {
             dynamic.as_ref(),
             round_up(variables.clause_locals_size as u64, 8) as u32,
             largest_by_reference,
-            calls_subroutine(program, difvm::isa::subroutine::STRTOK),
+            OptionalAreas {
+                strtok: calls_subroutine(program, difvm::isa::subroutine::STRTOK),
+                curcpu: program_reads_builtin(program, difvm::isa::builtin_variable::CURCPU),
+            },
         )?;
         let speculates = program.statements.iter().any(|statement| {
             statement.actions.iter().any(|action| {
@@ -811,6 +823,14 @@ impl ProgramLayout {
     }
 }
 
+/// The work-area areas only some programs need.
+struct OptionalAreas {
+    /// The program calls `strtok()`.
+    strtok: bool,
+    /// The program reads `curcpu`.
+    curcpu: bool,
+}
+
 impl StateLayout {
     fn new(
         options: &LayoutOptions,
@@ -819,7 +839,7 @@ impl StateLayout {
         dynamic: Option<&DynamicKeyLayout>,
         clause_locals_size: u32,
         largest_by_reference: u32,
-        uses_strtok: bool,
+        optional: OptionalAreas,
     ) -> Result<StateLayout, LayoutError> {
         let strsize = options.strsize;
         let mut offset: u32 = 0;
@@ -870,6 +890,7 @@ impl StateLayout {
         let builtin_strings = area(&mut offset, 5 * strsize);
         let string_buffers = area(&mut offset, 2 * string_buffer_stride(strsize));
         let stack = area(&mut offset, 8 * STACK_FRAMES);
+        let cpuinfo = optional.curcpu.then(|| area(&mut offset, CPUINFO_SIZE));
         // Fixed areas are addressed with 16-bit instruction offsets from the work area.
         if offset > i16::MAX as u32 {
             return Err(LayoutError::Option {
@@ -880,7 +901,7 @@ impl StateLayout {
                 ),
             });
         }
-        let tokens = uses_strtok.then(|| {
+        let tokens = optional.strtok.then(|| {
             let size = 8 + string_buffer_stride(strsize);
             [area(&mut offset, size), area(&mut offset, size)]
         });
@@ -925,6 +946,7 @@ impl StateLayout {
             builtin_strings,
             string_buffers,
             stack,
+            cpuinfo,
             tokens,
             scratch,
             scratch_size: options.scratch_size,

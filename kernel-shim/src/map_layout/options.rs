@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use super::task_offsets::TaskStructOffsets;
+use super::task_offsets::{PerCpuBaseOffsets, TaskStructOffsets};
 
 /// The largest hash key the layout produces. Kernels before 5.x refused keys larger than
 /// the eBPF stack (512 bytes); current ones accept these (checked on 6.18), and keys live
@@ -33,6 +33,13 @@ pub struct LayoutOptions {
     /// ([`TaskStructOffsets::from_running_kernel`]); `ppid` and `progenyof()` need them
     /// and cannot be translated without.
     pub task_offsets: Option<TaskStructOffsets>,
+    /// The physical package of each possible CPU, by CPU number
+    /// (`sys::physical_package_id`), for `curcpu->cpu_chip`; CPUs past its end are on
+    /// package 0. The runtime fills it for programs that read `curcpu`.
+    pub cpu_chips: Vec<u32>,
+    /// How a probe finds this CPU's per-CPU area; per-CPU kernel variables need it and
+    /// cannot be translated without. Only programs that read one look it up.
+    pub per_cpu_base: Option<PerCpuBaseOffsets>,
 }
 
 impl Default for LayoutOptions {
@@ -46,6 +53,8 @@ impl Default for LayoutOptions {
             speculation_size: 32 * 1024,
             cpu_count: 1,
             task_offsets: None,
+            cpu_chips: Vec::new(),
+            per_cpu_base: None,
         }
     }
 }

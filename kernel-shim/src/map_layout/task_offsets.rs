@@ -1,7 +1,8 @@
 //! Where `ppid` and `progenyof()` find a task's parent and process id, and `vtimestamp`
 //! a thread's time on CPU and start time: the offsets of `real_parent`, `tgid`,
 //! `se.sum_exec_runtime` and `start_time` in the running kernel's `struct task_struct`,
-//! read from its BTF (they move between kernel versions and configurations).
+//! read from its BTF (they move between kernel versions and configurations); and how a
+//! probe finds this CPU's per-CPU area, for per-CPU kernel variables.
 
 use crate::btf::{Btf, BtfError};
 
@@ -34,5 +35,42 @@ impl TaskStructOffsets {
     /// The offsets in the running kernel (from `/sys/kernel/btf/vmlinux`).
     pub fn from_running_kernel() -> Result<TaskStructOffsets, BtfError> {
         TaskStructOffsets::from_btf(&Btf::running_kernel()?)
+    }
+}
+
+/// How a probe finds the per-CPU area of the CPU it runs on. The running task's run
+/// queue is this CPU's instance of the per-CPU variable `runqueues`, reached through
+/// `task->se.cfs_rq->rq` (kernels with CONFIG_FAIR_GROUP_SCHED); its address less the
+/// offset of `runqueues` in the per-CPU area is the start of this CPU's area, where every
+/// per-CPU variable lies at its BTF data-section offset. (The kernel's own route,
+/// `bpf_this_cpu_ptr` of the variable's BTF id, needs the variable in kallsyms, which
+/// kernels without CONFIG_KALLSYMS_ALL do not list.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PerCpuBaseOffsets {
+    /// `se.cfs_rq` in `struct task_struct`.
+    pub task_cfs_rq: u32,
+    /// `rq` in `struct cfs_rq`.
+    pub cfs_rq_rq: u32,
+    /// `runqueues` in the per-CPU area.
+    pub runqueues: u32,
+}
+
+impl PerCpuBaseOffsets {
+    /// The offsets in the kernel that `btf` describes.
+    pub fn from_btf(btf: &Btf) -> Result<PerCpuBaseOffsets, BtfError> {
+        let runqueues = btf
+            .per_cpu_variable_offset("runqueues")
+            .ok_or_else(|| BtfError::MissingStruct("per-CPU variable runqueues".to_string()))?;
+        Ok(PerCpuBaseOffsets {
+            task_cfs_rq: btf.member_offset("task_struct", "se")?
+                + btf.member_offset("sched_entity", "cfs_rq")?,
+            cfs_rq_rq: btf.member_offset("cfs_rq", "rq")?,
+            runqueues,
+        })
+    }
+
+    /// The offsets in the running kernel (from `/sys/kernel/btf/vmlinux`).
+    pub fn from_running_kernel() -> Result<PerCpuBaseOffsets, BtfError> {
+        PerCpuBaseOffsets::from_btf(&Btf::running_kernel()?)
     }
 }

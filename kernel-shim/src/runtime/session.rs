@@ -27,6 +27,7 @@ use std::time::Duration;
 
 use difvm::aggregation::AggregationRule;
 use difvm::engine::{AggregationEntry, BufferPolicy, DropCounters, RecordSizes};
+use difvm::isa::builtin_variable;
 use difvm::object::{CompiledProgram, EnabledProbe, PROBE_ID_ERROR};
 use difvm::verify::VerifiedProgram;
 
@@ -42,7 +43,7 @@ use super::perf_buffer::{BufferEvent, PerfBufferSet};
 use super::probe_plan::{ProbeInstrumentation, ProbePlan};
 use super::records::append_records;
 use super::syscall_dispatch::SyscallDispatch;
-use crate::map_layout::{LayoutOptions, MapFds, ProgramLayout};
+use crate::map_layout::{program_reads_builtin, LayoutOptions, MapFds, ProgramLayout};
 use crate::map_layout::{
     COUNTER_AGGREGATION_DROPS, COUNTER_DYNAMIC_DROPS, COUNTER_ERROR_IN_ERROR_PROBE,
     COUNTER_NESTING_DROPS, COUNTER_PRINCIPAL_DROPS, COUNTER_SPECULATION_BUSY,
@@ -50,8 +51,8 @@ use crate::map_layout::{
 };
 use crate::sys::{
     bpf_map_create, bpf_prog_load, bpf_raw_tracepoint_open, per_cpu_value_stride,
-    possible_cpu_count, possible_cpus, LinkFd, MapFd, ProgFd, ProgramLoadRequest, ProgramType,
-    SysError, BPF_ANY, BPF_LOG_LEVEL1,
+    physical_package_id, possible_cpu_count, possible_cpus, LinkFd, MapFd, ProgFd,
+    ProgramLoadRequest, ProgramType, SysError, BPF_ANY, BPF_LOG_LEVEL1,
 };
 use crate::translate::{
     program_reads_kernel_stacks, translate_probe_with_artificial_frames, vtimestamp_tracker,
@@ -155,6 +156,10 @@ impl RuntimeSession {
     ) -> Result<RuntimeSession, RuntimeError> {
         let mut layout_options = options.layout.clone();
         layout_options.cpu_count = possible_cpu_count()? as u32;
+        if program_reads_builtin(program.program(), builtin_variable::CURCPU) {
+            let last = possible_cpus()?.last().copied().unwrap_or(0);
+            layout_options.cpu_chips = (0..=last).map(physical_package_id).collect();
+        }
         let layout = ProgramLayout::for_program(program, &layout_options).map_err(|error| {
             RuntimeError::invalid("laying out the program's maps", error.to_string())
         })?;

@@ -1,5 +1,6 @@
-//! CPU sets from /sys/devices/system/cpu: the possible CPUs size per-CPU map values, the
-//! online CPUs get one profile event each.
+//! CPU sets and topology from /sys/devices/system/cpu: the possible CPUs size per-CPU map
+//! values, the online CPUs get one profile event each, and a CPU's physical package and
+//! NUMA node are `curcpu->cpu_chip` and `curcpu->cpu_lgrp`.
 
 use std::sync::OnceLock;
 
@@ -61,6 +62,32 @@ pub fn online_cpus() -> Result<Vec<u32>, SysError> {
     read_cpu_list(ONLINE_PATH)
 }
 
+/// The physical package (socket) `cpu` is on, or 0 where sysfs does not say (a CPU
+/// that is not present, a kernel without topology information).
+pub fn physical_package_id(cpu: u32) -> u32 {
+    std::fs::read_to_string(format!(
+        "/sys/devices/system/cpu/cpu{cpu}/topology/physical_package_id"
+    ))
+    .ok()
+    .and_then(|text| text.trim().parse().ok())
+    .unwrap_or(0)
+}
+
+/// The NUMA node `cpu` belongs to (the `nodeN` link in its sysfs directory), or 0 on a
+/// kernel without NUMA, as `bpf_get_numa_node_id()` answers there.
+pub fn numa_node(cpu: u32) -> u32 {
+    let Ok(entries) = std::fs::read_dir(format!("/sys/devices/system/cpu/cpu{cpu}")) else {
+        return 0;
+    };
+    entries
+        .filter_map(|entry| entry.ok())
+        .find_map(|entry| {
+            let name = entry.file_name();
+            name.to_str()?.strip_prefix("node")?.parse().ok()
+        })
+        .unwrap_or(0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -85,5 +112,15 @@ mod tests {
     fn this_machine_has_possible_cpus() {
         assert!(possible_cpu_count().expect("sysfs") >= 1);
         assert!(!online_cpus().expect("sysfs").is_empty());
+    }
+
+    #[test]
+    fn cpu_zero_has_a_package_and_a_node() {
+        // One-socket, one-node machines say 0 for both; the point is that reading works
+        // and an absent CPU answers 0 rather than failing.
+        assert!(physical_package_id(0) < 4096);
+        assert!(numa_node(0) < 4096);
+        assert_eq!(physical_package_id(u32::MAX), 0);
+        assert_eq!(numa_node(u32::MAX), 0);
     }
 }

@@ -19,7 +19,9 @@ pub use abi::{
     BPF_ANY, BPF_EXIST, BPF_F_MMAPABLE, BPF_F_NO_COMMON_LRU, BPF_F_NO_PREALLOC, BPF_F_RDONLY_PROG,
     BPF_F_WRONLY_PROG, BPF_LOG_LEVEL1, BPF_LOG_LEVEL2, BPF_LOG_STATS, BPF_NOEXIST,
 };
-pub use cpus::{online_cpus, parse_cpu_list, possible_cpu_count, possible_cpus};
+pub use cpus::{
+    numa_node, online_cpus, parse_cpu_list, physical_package_id, possible_cpu_count, possible_cpus,
+};
 pub use error::{errno_description, SysError};
 pub use link::{bpf_link_create, bpf_link_create_perf_event, bpf_raw_tracepoint_open, LinkFd};
 pub use map::{

@@ -18,8 +18,8 @@
 //! that hit it, for a profile probe the caller of the interrupted function); it is 0
 //! where there is no kernel stack (uprobes, BEGIN, END). `ustackdepth` and `ucaller`
 //! are their user-stack counterparts. `regs[]` and `uregs[]` read `struct pt_regs` (see
-//! [`load_register`]). `curcpu` is not translated: Linux has no `cpuinfo_t`
-//! for it to point to.
+//! [`load_register`]). `curcpu` points to a `cpuinfo_t` in the work area that reading it
+//! fills (see [`load_curcpu`]).
 
 use difvm::isa::builtin_variable as variable;
 use difvm::object::FaultCode;
@@ -78,6 +78,50 @@ fn load_builtin_string(code: &mut ProgramCode, cx: &StatementContext<'_>, id: u1
     bytes.push(0);
     store_bytes(code, offset, &bytes, strsize);
     code.load_constant(Reg::R0, TAG_STATE << TAG_SHIFT | offset as u64);
+}
+
+/// `curcpu`: fills the work area's `cpuinfo_t` with this CPU's `cpu_id`, `cpu_pset` (0:
+/// Linux has no processor sets), `cpu_chip` (its physical package, from the layout's
+/// table of them), `cpu_lgrp` (its NUMA node) and a NULL `cpu_info`; r0 = its tagged
+/// address. The work area belongs to the CPU, so the values stay true for as long as
+/// a clause keeps the pointer.
+fn load_curcpu(code: &mut ProgramCode, cx: &StatementContext<'_>) -> Result<(), TranslateError> {
+    // The layout has the area for every program that reads `curcpu`; a layout made for
+    // another program does not.
+    let Some(area) = cx.layout().state.cpuinfo else {
+        return Err(cx.unsupported("curcpu in a layout without a cpuinfo_t area"));
+    };
+    let field = |offset: u32| (area + offset) as i16;
+    code.call(Helper::GetNumaNodeId);
+    code.emit(Insn::stx_mem(MemSize::W, STATE, Reg::R0, field(12)));
+    code.call(Helper::GetSmpProcessorId);
+    code.emit(Insn::stx_mem(MemSize::W, STATE, Reg::R0, field(0)));
+    code.emit(Insn::st_mem(MemSize::W, STATE, field(4), 0));
+    code.emit(Insn::st_mem(MemSize::DW, STATE, field(16), 0));
+    // The package of CPU r0: one range test per run of CPUs on the same package other
+    // than 0, so that a one-socket machine pays nothing.
+    code.emit(Insn::mov64_imm(Reg::R1, 0));
+    let chips = &cx.layout().options.cpu_chips;
+    let mut start = 0;
+    while start < chips.len() {
+        let end = start
+            + chips[start..]
+                .iter()
+                .take_while(|&&chip| chip == chips[start])
+                .count();
+        if chips[start] != 0 {
+            let outside = code.label();
+            code.asm
+                .jmp_imm_to(JmpOp::Lt, Reg::R0, start as i32, outside);
+            code.asm.jmp_imm_to(JmpOp::Ge, Reg::R0, end as i32, outside);
+            code.emit(Insn::mov64_imm(Reg::R1, chips[start] as i32));
+            code.bind(outside);
+        }
+        start = end;
+    }
+    code.emit(Insn::stx_mem(MemSize::W, STATE, Reg::R1, field(8)));
+    code.load_constant(Reg::R0, TAG_STATE << TAG_SHIFT | area as u64);
+    Ok(())
 }
 
 /// `caller` (`flags` 0) or `ucaller` (`BPF_F_USER_STACK`): r0 = the second frame of the
@@ -233,11 +277,7 @@ pub fn load_builtin(
         // The second user frame, the caller of the function the thread is in (as far as
         // the user stack can be walked by frame pointers).
         variable::UCALLER => load_caller(code, cx, BPF_F_USER_STACK),
-        variable::CURCPU => {
-            return Err(
-                cx.unsupported("curcpu (Linux has no cpuinfo_t for it to point to; use cpu)")
-            )
-        }
+        variable::CURCPU => load_curcpu(code, cx)?,
         _ => {
             code.fault(
                 cx.fault_exit,

@@ -144,7 +144,7 @@ fn translate_instruction(
         }
         Opcode::Nop => {}
         Opcode::Setx | Opcode::Sets => {
-            translate_constant(code, cx, translation, opcode, instruction)
+            translate_constant(code, cx, translation, opcode, instruction)?
         }
         Opcode::Ldga | Opcode::Ldta => translate_array_load(code, cx, opcode, instruction, site)?,
         Opcode::Ldgs | Opcode::Ldts | Opcode::Ldls => {
@@ -413,24 +413,48 @@ fn translate_store(
 }
 
 /// `setx` (from the integer table) and `sets` (an address in the string table).
-/// `r0 = ` the value of a kernel relocation. The per-CPU pointer `bpf_this_cpu_ptr`
-/// returns is a typed pointer to the kernel's verifier, which refuses the bit tests
-/// every DIF address goes through; stored in the work area and loaded back it is a
-/// plain number (storing a pointer in a map is allowed to tracers with CAP_PERFMON).
+/// `r0 = ` the value of a kernel relocation: for a per-CPU variable, this CPU's
+/// per-CPU area (found as [`crate::map_layout::PerCpuBaseOffsets`] says) plus the variable's offset in it;
+/// 0 when a read on the way fails, so that the variable's read faults.
 fn load_kernel_relocation(
     code: &mut ProgramCode,
     cx: &StatementContext<'_>,
     value: KernelRelocationValue,
-) {
+) -> Result<(), TranslateError> {
     match value {
-        KernelRelocationValue::PerCpuVariableAddress { variable_id } => {
-            code.emit_all(&Insn::ld_btf_variable(Reg::R1, variable_id));
-            code.call(Helper::ThisCpuPtr);
+        KernelRelocationValue::PerCpuVariableAddress {
+            variable_id: _,
+            section_offset,
+        } => {
+            let base = cx.layout().options.per_cpu_base.ok_or_else(|| {
+                cx.unsupported(
+                    "per-CPU kernel variables on a kernel whose BTF does not say how to find \
+                     this CPU's per-CPU area (task_struct.se.cfs_rq->rq and runqueues)",
+                )
+            })?;
             let temporary = cx.layout().state.temporary;
-            code.store_state(temporary, Reg::R0);
-            code.load_state(Reg::R0, temporary);
+            let failed = code.label();
+            let done = code.label();
+            code.call(Helper::GetCurrentTask);
+            for offset in [base.task_cfs_rq, base.cfs_rq_rq] {
+                code.emit(Insn::mov64_reg(Reg::R3, Reg::R0));
+                code.alu_imm(AluOp::Add, Reg::R3, offset as i32);
+                code.state_pointer(Reg::R1, temporary);
+                code.emit(Insn::mov64_imm(Reg::R2, 8));
+                code.call(Helper::ProbeReadKernel);
+                code.asm.jmp_imm_to(JmpOp::Ne, Reg::R0, 0, failed);
+                code.load_state(Reg::R0, temporary);
+            }
+            let displacement = i64::from(section_offset) - i64::from(base.runqueues);
+            code.load_constant(Reg::R1, displacement as u64);
+            code.alu_reg(AluOp::Add, Reg::R0, Reg::R1);
+            code.asm.ja_to(done);
+            code.bind(failed);
+            code.emit(Insn::mov64_imm(Reg::R0, 0));
+            code.bind(done);
         }
     }
+    Ok(())
 }
 
 fn translate_constant(
@@ -439,7 +463,7 @@ fn translate_constant(
     translation: &DifoTranslation<'_>,
     opcode: Opcode,
     instruction: Instruction,
-) {
+) -> Result<(), TranslateError> {
     let rd = instruction.rd();
     match opcode {
         Opcode::Setx => {
@@ -450,7 +474,7 @@ fn translate_constant(
                 .iter()
                 .find(|relocation| relocation.integer_index == index);
             if let Some(relocation) = relocation {
-                load_kernel_relocation(code, cx, relocation.value);
+                load_kernel_relocation(code, cx, relocation.value)?;
             } else {
                 let value = translation
                     .difo
@@ -474,6 +498,7 @@ fn translate_constant(
             code.store_dif(rd, Reg::R0);
         }
     }
+    Ok(())
 }
 
 /// `ldga` (`args[]`, `regs[]`, `uregs[]`) and `ldta`.

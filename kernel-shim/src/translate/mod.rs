@@ -32,8 +32,7 @@
 //!
 //! Translation fails with a [`TranslateError`] naming what is missing rather than
 //! producing code that would behave differently: `copyout()` and `copyoutstr()` (they
-//! need `bpf_probe_write_user`, which kernels in lockdown refuse), `curcpu` (Linux has no
-//! `cpuinfo_t` for it to point to), `ppid`, `progenyof()` and `vtimestamp` without task
+//! need `bpf_probe_write_user`, which kernels in lockdown refuse), `ppid`, `progenyof()` and `vtimestamp` without task
 //! offsets (see [`TaskStructOffsets::from_running_kernel`]), tuple stacks whose shape
 //! differs between the paths reaching a use, struct-keyed associative arrays, and
 //! speculation with more than 256 (speculation × CPU) buffers. `panic()`,
