@@ -16,7 +16,7 @@ use std::time::Duration;
 use difvm::engine::{AggregationEntry, BufferPolicy, DropCounters, EngineOptions};
 use difvm::object::EnabledProbe;
 use difvm::verify::VerifiedProgram;
-use kernel_shim::map_layout::PerCpuBaseOffsets;
+use kernel_shim::map_layout::kernel_offsets_for;
 use kernel_shim::runtime::{RuntimeOptions, RuntimeSession};
 use kernel_shim::sys::{check_bpf_access, online_cpus, BpfAccessError};
 use providers::attachment::plan_enabled_probes;
@@ -77,23 +77,13 @@ impl std::fmt::Debug for KernelEngine {
     }
 }
 
-/// `runtime` with the per-CPU area offsets of the running kernel when `program` reads a
-/// per-CPU kernel variable (only then is the kernel's BTF read for them).
-fn with_per_cpu_base(program: &VerifiedProgram, runtime: &RuntimeOptions) -> RuntimeOptions {
+/// `runtime` with the kernel facts from BTF that `program` needs (`task_struct` offsets,
+/// the per-CPU area's), read only for a program that needs them.
+fn with_kernel_offsets(program: &VerifiedProgram, runtime: &RuntimeOptions) -> RuntimeOptions {
     let mut runtime = runtime.clone();
-    let reads_per_cpu_variables =
-        program.program().statements.iter().any(|statement| {
-            statement
-                .predicate
-                .iter()
-                .chain(statement.actions.iter().flat_map(|action| {
-                    action.values.iter().filter_map(|value| value.difo.as_ref())
-                }))
-                .any(|difo| !difo.kernel_relocations.is_empty())
-        });
-    if reads_per_cpu_variables && runtime.layout.per_cpu_base.is_none() {
-        runtime.layout.per_cpu_base = PerCpuBaseOffsets::from_running_kernel().ok();
-    }
+    let (task_offsets, per_cpu_base) = kernel_offsets_for(program.program());
+    runtime.layout.task_offsets = runtime.layout.task_offsets.or(task_offsets);
+    runtime.layout.per_cpu_base = runtime.layout.per_cpu_base.or(per_cpu_base);
     runtime
 }
 
@@ -126,7 +116,7 @@ impl KernelEngine {
         runtime: &RuntimeOptions,
     ) -> Result<KernelEngine, String> {
         let plans = plan_enabled_probes(enabled_probes, probes)?;
-        let runtime = &with_per_cpu_base(program, runtime);
+        let runtime = &with_kernel_offsets(program, runtime);
         let session =
             RuntimeSession::new(program, enabled_probes, &plans, runtime).map_err(|error| {
                 let log = error.verifier_log();

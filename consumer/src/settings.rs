@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use difvm::engine::{BufferPolicy, EngineOptions};
 use dlang::compile::{CompileOptions, MacroVariables};
-use kernel_shim::map_layout::{LayoutOptions, TaskStructOffsets};
+use kernel_shim::map_layout::LayoutOptions;
 use kernel_shim::runtime::RuntimeOptions;
 
 use crate::options::{DtraceOption, OptionSet};
@@ -192,10 +192,9 @@ pub fn runtime_options(
             dynamic_variable_size: options.dynamic_variable_size,
             speculation_count: options.speculation_count,
             speculation_size: options.speculation_size.min(u32::MAX as u64) as u32,
-            // `ppid` and `progenyof()` walk task_struct, whose member offsets come
-            // from the running kernel's BTF; without BTF those two fail to translate
-            // with a clear error.
-            task_offsets: TaskStructOffsets::from_running_kernel().ok(),
+            // The kernel facts from BTF (`task_struct` offsets for `ppid`,
+            // `progenyof()` and `vtimestamp`) are read by the kernel engine only for
+            // programs that need them (`kernel_offsets_for`).
             ..LayoutOptions::default()
         },
         buffer_size: options.buffer_size,

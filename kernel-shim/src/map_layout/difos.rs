@@ -1,9 +1,9 @@
 //! The DIFOs of a compiled program and where each sits (statement, predicate or action
 //! value), and the questions the layout asks of them: which subroutines they call,
-//! whether they read `vtimestamp`.
+//! whether they read `vtimestamp`, whether they need kernel facts from BTF.
 
 use difvm::difo::Difo;
-use difvm::isa::{builtin_variable, Opcode};
+use difvm::isa::{builtin_variable, subroutine, Opcode};
 use difvm::object::CompiledProgram;
 
 /// Which DIFO of a statement: its predicate or one action value.
@@ -75,4 +75,20 @@ pub fn program_reads_builtin(program: &CompiledProgram, id: u16) -> bool {
             instruction.opcode() == Some(Opcode::Ldgs) && instruction.index() == id
         })
     })
+}
+
+/// Whether `program` walks `struct task_struct` (`ppid`, `progenyof()`, `vtimestamp`) and
+/// so needs [`super::TaskStructOffsets`].
+pub fn program_needs_task_offsets(program: &CompiledProgram) -> bool {
+    program_reads_builtin(program, builtin_variable::PPID)
+        || program_reads_vtimestamp(program)
+        || calls_subroutine(program, subroutine::PROGENYOF)
+}
+
+/// Whether any DIFO of `program` carries a kernel relocation (a per-CPU kernel
+/// variable's address), which needs [`super::PerCpuBaseOffsets`].
+pub fn program_has_kernel_relocations(program: &CompiledProgram) -> bool {
+    program_difos(program)
+        .iter()
+        .any(|(_, difo)| !difo.kernel_relocations.is_empty())
 }

@@ -4,6 +4,9 @@
 //! read from its BTF (they move between kernel versions and configurations); and how a
 //! probe finds this CPU's per-CPU area, for per-CPU kernel variables.
 
+use difvm::object::CompiledProgram;
+
+use super::difos::{program_has_kernel_relocations, program_needs_task_offsets};
 use crate::btf::{Btf, BtfError};
 
 /// Offsets in `struct task_struct` that `ppid` follows (`task->real_parent->tgid`) and
@@ -73,4 +76,29 @@ impl PerCpuBaseOffsets {
     pub fn from_running_kernel() -> Result<PerCpuBaseOffsets, BtfError> {
         PerCpuBaseOffsets::from_btf(&Btf::running_kernel()?)
     }
+}
+
+/// The kernel facts from BTF that `program` needs: `task_struct` offsets when it reads
+/// `ppid`, `vtimestamp` or calls `progenyof()`, per-CPU area offsets when it reads a
+/// per-CPU kernel variable. The running kernel's BTF is read only when it needs either,
+/// so that a program that needs neither starts without reading it; a fact BTF cannot
+/// give is `None`, and translating what needs it fails with a clear error.
+pub fn kernel_offsets_for(
+    program: &CompiledProgram,
+) -> (Option<TaskStructOffsets>, Option<PerCpuBaseOffsets>) {
+    let needs_task = program_needs_task_offsets(program);
+    let needs_per_cpu = program_has_kernel_relocations(program);
+    if !needs_task && !needs_per_cpu {
+        return (None, None);
+    }
+    let Ok(btf) = Btf::running_kernel() else {
+        return (None, None);
+    };
+    let task = needs_task
+        .then(|| TaskStructOffsets::from_btf(&btf).ok())
+        .flatten();
+    let per_cpu = needs_per_cpu
+        .then(|| PerCpuBaseOffsets::from_btf(&btf).ok())
+        .flatten();
+    (task, per_cpu)
 }
