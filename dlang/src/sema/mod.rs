@@ -26,6 +26,7 @@ mod operators;
 mod probe_specs;
 mod speculation;
 mod translators;
+mod variable_members;
 mod variables;
 
 use std::collections::HashMap;
