@@ -158,7 +158,7 @@ impl Initramfs {
     }
 
     fn pad(&mut self) {
-        while self.archive.len() % 4 != 0 {
+        while !self.archive.len().is_multiple_of(4) {
             self.archive.push(0);
         }
     }

@@ -53,6 +53,9 @@ impl CompileSettings {
         if let Some(strsize) = size_or_integer(options, DtraceOption::StrSize) {
             compile.string_size = strsize.clamp(1, u32::MAX as u64) as u32;
         }
+        if let Some(print_size) = size_or_integer(options, DtraceOption::PrintSize) {
+            compile.print_size = print_size;
+        }
         compile.default_arguments = options.boolean(DtraceOption::DefaultArgs);
         compile.argument_references = options.boolean(DtraceOption::ArgRef) || listing;
         compile.zero_matches_allowed = options.boolean(DtraceOption::Zdefs) || listing;
@@ -305,6 +308,7 @@ impl SessionSettings {
                 flowindent: options.boolean(DtraceOption::FlowIndent),
                 stack_indent: options.integer(DtraceOption::StackIndent).unwrap_or(14) as usize,
                 raw_bytes: options.boolean(DtraceOption::RawBytes),
+                print_size: size_or_integer(options, DtraceOption::PrintSize).unwrap_or(8192),
             },
             sort: AggregationSortOptions {
                 sort_by_key: options.boolean(DtraceOption::AggSortKey),

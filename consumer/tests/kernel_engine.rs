@@ -92,6 +92,7 @@ fn settings(quiet: bool) -> SessionSettings {
             flowindent: false,
             stack_indent: 14,
             raw_bytes: false,
+            print_size: 8192,
         },
         sort: AggregationSortOptions {
             sort_by_key: false,

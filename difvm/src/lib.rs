@@ -1,6 +1,6 @@
 //! DIF: instruction set, DIFO container, compiled-program object (with its parsed printf
-//! formats), textual form, verifier and reference interpreter. This crate does no IO and
-//! depends on no other project crate.
+//! formats and `print()`'s type descriptions), textual form, verifier and reference
+//! interpreter. This crate does no IO and depends on no other project crate.
 
 pub mod aggregation;
 pub mod difo;
@@ -10,5 +10,6 @@ pub mod glob;
 pub mod interp;
 pub mod isa;
 pub mod object;
+pub mod printed_type;
 pub mod text;
 pub mod verify;

@@ -9,6 +9,7 @@
 
 use crate::difo::{DifType, Difo, VariableScope};
 use crate::format::PrintfFormat;
+use crate::printed_type::PrintedType;
 
 /// A probe description `provider:module:function:name`; fields may be empty (match
 /// anything) or glob patterns. Macro variables have already been expanded.
@@ -90,8 +91,9 @@ pub enum ActionKind {
     Expression,
     /// `trace(expr)`: one recorded value.
     Trace,
-    /// `print(expr)`: one recorded value, printed structurally with its type name.
-    Print { type_name: String },
+    /// `print(expr)`: one recorded value (at most `printsize` bytes of a struct, union
+    /// or array), printed structurally from the description of its type.
+    Print { printed_type: PrintedType },
     /// `tracemem(addr, size[, dynsize])`: the bytes recorded (slot of `size` bytes), then
     /// optionally the dynamic size.
     TraceMemory,

@@ -79,8 +79,8 @@ impl MacroVariables {
 }
 
 /// Options that affect compilation. `#pragma D option` lines may change the
-/// compile-time ones (strsize, defaultargs, argref, zdefs, empty, stack depths) for the
-/// rest of the compilation.
+/// compile-time ones (strsize, defaultargs, argref, zdefs, empty, stack depths, printsize)
+/// for the rest of the compilation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CompileOptions {
     /// `$0`, `$1`, …: the script name (or dtrace's `argv[0]` for `-n`), then the operands.
@@ -106,6 +106,8 @@ pub struct CompileOptions {
     pub java_stack_string_size: u32,
     /// Scratch space per firing (`scratchsize`), for the constant `alloca()` check.
     pub scratch_size: u64,
+    /// The most bytes of a struct, union or array `print()` records (`printsize`).
+    pub print_size: u64,
     /// A `-p`/`-c` process exists, so `%A` accepts plain pointers and integers.
     pub user_process_attached: bool,
     /// Append the consumer's default `dtrace:::ERROR` statement.
@@ -132,6 +134,7 @@ impl Default for CompileOptions {
             java_stack_frames: 50,
             java_stack_string_size: 512,
             scratch_size: 256 + 8,
+            print_size: 8192,
             user_process_attached: false,
             default_error_handler: true,
             probe_descriptions_only: false,

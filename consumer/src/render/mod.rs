@@ -2,8 +2,8 @@
 //! Byte data and hex dumps ([`bytes`]), the C library's conversions ([`c_format`]),
 //! stacks and symbols from a [`symbols::SymbolResolver`] ([`symbols`]), the printf engine
 //! over the compiled program's parsed formats ([`printf`]), the per-firing output
-//! ([`trace`]), histograms ([`histogram`], [`packed_histogram`], [`value_histogram`]),
-//! and the aggregation printers ([`aggregation`]) with their sort orders
+//! ([`trace`]) with `print()`'s structural layout ([`print_layout`]), histograms
+//! ([`histogram`], [`packed_histogram`], [`value_histogram`]), and the aggregation printers ([`aggregation`]) with their sort orders
 //! ([`aggregation_sorting`]) and display options ([`display_options`]) over a view of the
 //! aggregation state ([`aggregation_view`]).
 //!
@@ -17,6 +17,7 @@ pub mod c_format;
 pub mod display_options;
 pub mod histogram;
 pub mod packed_histogram;
+pub mod print_layout;
 pub mod printf;
 pub mod symbols;
 pub mod trace;

@@ -1,6 +1,7 @@
 //! The default per-firing output (§12.6, §12.7): the `CPU ID FUNCTION:NAME` header, the
 //! record prefix (or its flowindent form), the formats of `trace()` data (Linux 2.x
 //! integer widths with signedness), strings, the hex dump of bytes and `tracemem()`,
+//! `print()` (through [`crate::render::print_layout`]),
 //! stacks and symbols, `printf()` output, and the newline that ends a record in
 //! non-quiet mode.
 //!
@@ -13,10 +14,12 @@
 
 use difvm::format::{FormatError, FormatString, PrintfFormat};
 use difvm::object::{Action, ActionKind, ProbeDescription};
+use difvm::printed_type::PrintedType;
 
 use crate::record::{sign_extend, RecordValue};
 use crate::render::bytes::render_bytes;
 use crate::render::c_format::{format_bytes_as_string, CFormatSpec};
+use crate::render::print_layout::render_print_layout;
 use crate::render::printf::{format_printf, PrintfContext, PrintfError};
 use crate::render::symbols::{
     recorded_kernel_symbol_text, recorded_user_symbol_text, render_kernel_stack, render_user_stack,
@@ -34,6 +37,8 @@ pub struct TraceOutputOptions {
     pub stack_indent: usize,
     /// `rawbytes`: print byte data as hex dumps even when it looks like a string.
     pub raw_bytes: bool,
+    /// `printsize`: the most bytes of a recorded struct, union or array `print()` shows.
+    pub print_size: u64,
 }
 
 impl Default for TraceOutputOptions {
@@ -43,6 +48,7 @@ impl Default for TraceOutputOptions {
             flowindent: false,
             stack_indent: 14,
             raw_bytes: false,
+            print_size: 8192,
         }
     }
 }
@@ -227,7 +233,13 @@ impl TraceRenderer {
         context: &PrintfContext<'_>,
     ) -> Result<(), TraceOutputError> {
         match &action.kind {
-            ActionKind::Trace | ActionKind::Print { .. } | ActionKind::RecordSymbolic => {
+            ActionKind::Print { printed_type } => match values.first() {
+                Some(value) if printed_type.root().is_some() => {
+                    self.render_print_value(out, printed_type, value, context)
+                }
+                _ => {}
+            },
+            ActionKind::Trace | ActionKind::RecordSymbolic => {
                 for value in values {
                     self.render_trace_value(out, value, context);
                 }
@@ -256,6 +268,35 @@ impl TraceRenderer {
             _ => {}
         }
         Ok(())
+    }
+
+    /// `print()`'s value: its structural layout, starting on a line of its own in
+    /// non-quiet mode (after the record prefix, or after what the clause printed before). Stacks and symbols have no layout and print as
+    /// `trace()` prints them.
+    fn render_print_value(
+        &self,
+        out: &mut String,
+        printed_type: &PrintedType,
+        value: &RecordValue<'_>,
+        context: &PrintfContext<'_>,
+    ) {
+        let (bytes, limit) = match *value {
+            RecordValue::Integer { bits, size, .. } => {
+                let size = (size as usize).min(8);
+                (bits.to_le_bytes()[..size].to_vec(), size)
+            }
+            RecordValue::Pointer(address) => (address.to_le_bytes().to_vec(), 8),
+            RecordValue::String(bytes) => (bytes.to_vec(), bytes.len()),
+            RecordValue::Bytes(bytes) => (
+                bytes.to_vec(),
+                self.options.print_size.min(usize::MAX as u64) as usize,
+            ),
+            _ => return self.render_trace_value(out, value, context),
+        };
+        if !self.options.quiet && !out.is_empty() && !out.ends_with('\n') {
+            out.push('\n');
+        }
+        render_print_layout(out, printed_type, &bytes, limit);
     }
 
     /// The formatted string of a `system()` or `freopen()` action (None for other

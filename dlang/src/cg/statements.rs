@@ -163,9 +163,12 @@ impl StatementGenerator<'_> {
         let (kind, values) = match action {
             TypedAction::Expression(expr) => (ActionKind::Expression, vec![self.computed(expr)?]),
             TypedAction::Trace(value) => (ActionKind::Trace, vec![self.recorded(value)?]),
-            TypedAction::Print { value, type_name } => (
+            TypedAction::Print {
+                value,
+                printed_type,
+            } => (
                 ActionKind::Print {
-                    type_name: type_name.clone(),
+                    printed_type: printed_type.clone(),
                 },
                 vec![self.recorded(value)?],
             ),

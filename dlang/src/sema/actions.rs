@@ -11,6 +11,7 @@ use super::ir::{
     TypedExprKind,
 };
 use super::operators::is_aggregation_expression;
+use super::printed_type::printed_type;
 use super::speculation::{ActionClass, SpeculationState};
 use super::variables::VariableScope;
 use super::{constants, error, Analyzer, SemaResult};
@@ -109,12 +110,24 @@ impl Analyzer<'_> {
         match function {
             A::Trace | A::Print => {
                 self.exact_arguments(name, arguments, 1, span)?;
-                let value = self.traced_value(function, &arguments[0])?;
+                let mut value = self.traced_value(function, &arguments[0])?;
                 if function == A::Trace {
                     Ok((TypedAction::Trace(value), record))
                 } else {
-                    let type_name = self.type_name(value.value.ty);
-                    Ok((TypedAction::Print { value, type_name }, record))
+                    // `printsize` bounds what print() records of a struct, union or
+                    // array; the consumer shows the members that fit (§11.3).
+                    if value.shape.layout == ValueLayout::Bytes {
+                        let limit = self.settings.print_size.clamp(1, u64::from(u32::MAX));
+                        value.shape.size = value.shape.size.min(limit as u32);
+                    }
+                    let printed_type = printed_type(&self.types, value.value.ty);
+                    Ok((
+                        TypedAction::Print {
+                            value,
+                            printed_type,
+                        },
+                        record,
+                    ))
                 }
             }
             A::Tracemem => Ok((self.tracemem(arguments, span)?, record)),

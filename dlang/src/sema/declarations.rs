@@ -819,6 +819,9 @@ impl Analyzer<'_> {
             "scratchsize" => {
                 self.settings.scratch_size = value.and_then(parse_size).ok_or_else(invalid)?
             }
+            "printsize" => {
+                self.settings.print_size = value.and_then(parse_size).ok_or_else(invalid)?
+            }
             "errtags" => self.errtags = Some(flag().ok_or_else(invalid)?),
             _ => {}
         }

@@ -4,6 +4,7 @@
 
 use difvm::format::PrintfFormat;
 use difvm::object::{AggregationFunction, ProbeDescription, SymbolFormat, ValueLayout};
+use difvm::printed_type::PrintedType;
 
 use crate::diagnostics::Span;
 use crate::types::TypeId;
@@ -283,9 +284,10 @@ pub enum TypedAction {
     /// An expression statement evaluated for its effects.
     Expression(TypedExpr),
     Trace(RecordedValue),
+    /// `print(expr)`: the value with the description of its type.
     Print {
         value: RecordedValue,
-        type_name: String,
+        printed_type: PrintedType,
     },
     TraceMemory {
         address: TypedExpr,

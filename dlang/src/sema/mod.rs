@@ -23,6 +23,7 @@ mod kernel_variables;
 mod library;
 mod macros;
 mod operators;
+mod printed_type;
 mod probe_specs;
 mod speculation;
 mod translators;
@@ -58,6 +59,8 @@ pub struct Settings {
     pub java_stack_frames: u32,
     pub java_stack_string_size: u32,
     pub scratch_size: u64,
+    /// `printsize`: the most bytes of a struct, union or array `print()` records.
+    pub print_size: u64,
 }
 
 /// An inline definition, kept as written and re-analyzed at each use (with its
@@ -171,6 +174,7 @@ impl<'a> Analyzer<'a> {
                 java_stack_frames: options.java_stack_frames,
                 java_stack_string_size: options.java_stack_string_size,
                 scratch_size: options.scratch_size,
+                print_size: options.print_size,
             },
             arguments_referenced: vec![false; options.macro_arguments.len()],
             clauses: Vec::new(),

@@ -19,11 +19,10 @@ impl TypeTable {
     pub fn define_aggregate(&mut self, ty: TypeId, members: Vec<MemberLayout>) {
         let is_union = matches!(self.kind(ty), TypeKind::Union { .. });
         let body = lay_out(self, members, is_union);
-        match self.entries.get_mut(ty.0 as usize) {
-            Some(TypeKind::Struct { body: slot, .. } | TypeKind::Union { body: slot, .. }) => {
-                *slot = Some(body)
-            }
-            _ => {}
+        if let Some(TypeKind::Struct { body: slot, .. } | TypeKind::Union { body: slot, .. }) =
+            self.entries.get_mut(ty.0 as usize)
+        {
+            *slot = Some(body)
         }
     }
 }
