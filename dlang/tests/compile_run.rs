@@ -406,3 +406,35 @@ fn typed_probe_arguments() {
     assert!(result.faults.is_empty(), "{:?}", result.faults);
     assert_eq!(result.values(), ["-1", "7", "4294967295"]);
 }
+
+#[test]
+fn struct_members_of_variables_are_stored_in_every_variable_class() {
+    let declarations = "struct pt { int x; int y; unsigned f:3; }; struct pt g; \
+                        self struct pt t; struct pt a[int];";
+    let program = format!(
+        "{declarations} BEGIN {{ g.x = 1; g.y = g.x + 1; g.f = 13; trace(g.x); trace(g.y); \
+         trace(g.f); self->t.y = 4; self->t.y++; trace(self->t.x); trace(self->t.y); \
+         a[3].x = 6; a[3].x *= 7; trace(a[3].x); trace(a[4].y); this->p = g; \
+         this->p.x = -2; trace(this->p.x); trace(g.x); }}"
+    );
+    let result = run(&program);
+    assert!(result.faults.is_empty(), "faults {:?}", result.faults);
+    assert_eq!(
+        result.values(),
+        ["1", "2", "5", "0", "5", "42", "0", "-2", "1"]
+    );
+}
+
+#[test]
+fn struct_member_stores_survive_register_pressure() {
+    // The whole-variable rewrite holds the scratch copy while the member's offset and the
+    // stored value are computed; deep expressions on both sides force spills.
+    let program = "struct big { long v[8]; }; struct big g; self struct big t; \
+                   BEGIN { i = 2; j = 3; \
+                   g.v[i + (j * (i + (j * (i + j))))  % 8] = ((i + 1) * (j + (i * (j + (i * j))))); \
+                   self->t.v[(i * (j + (i * (j + 1)))) % 8] = (i * (j + (i * (j + (i * (j + 1)))))); \
+                   trace(g.v[(2 + 3 * (2 + 3 * 5)) % 8]); trace(self->t.v[(2 * (3 + 2 * 4)) % 8]); }";
+    let result = run(program);
+    assert!(result.faults.is_empty(), "faults {:?}", result.faults);
+    assert_eq!(result.values(), ["63", "50"]);
+}

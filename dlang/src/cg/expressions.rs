@@ -83,6 +83,7 @@ impl DifoGenerator<'_> {
                 let access = self.reference(*id, Access::Read)?;
                 let register = self.builder.allocate()?;
                 self.builder.emit_indexed(access.load, access.id, register);
+                self.zero_struct_if_missing(*id, register)?;
                 Ok(register)
             }
             K::AssociativeElement { variable, keys } => {
@@ -91,6 +92,7 @@ impl DifoGenerator<'_> {
                 let access = self.reference(*variable, Access::Read)?;
                 let register = self.builder.allocate()?;
                 self.builder.emit_indexed(access.load, access.id, register);
+                self.zero_struct_if_missing(*variable, register)?;
                 Ok(register)
             }
             K::StaticArrayElement {
@@ -397,6 +399,36 @@ impl DifoGenerator<'_> {
         self.builder.place(out_of_range);
         self.builder.emit_registers(Opcode::Mov, 0, 0, register);
         self.builder.place(done);
+        Ok(())
+    }
+
+    /// A thread-local or associative-array element of struct or union type that does
+    /// not exist loads as 0; it reads as zero-filled storage instead (zeroed scratch of
+    /// the type's size), as a dynamic variable that was never assigned does in DTrace.
+    fn zero_struct_if_missing(
+        &mut self,
+        variable: crate::sema::ir::VariableId,
+        register: u8,
+    ) -> Result<(), Diagnostic> {
+        let variable = self.variables.get(variable);
+        let dynamic = variable.scope == crate::sema::VariableScope::ThreadLocal
+            || matches!(
+                variable.shape,
+                crate::sema::VariableShape::Associative { .. }
+            );
+        let Some(ty) = variable.ty else {
+            return Ok(());
+        };
+        if !dynamic || !self.types.is_struct_or_union(ty) {
+            return Ok(());
+        }
+        let present = self.builder.label();
+        self.builder.emit_registers(Opcode::Tst, register, 0, 0);
+        self.builder.branch(Opcode::Bne, present);
+        self.builder.set_integer(self.types.size_of(ty), register)?;
+        self.builder
+            .emit_registers(Opcode::Allocs, register, 0, register);
+        self.builder.place(present);
         Ok(())
     }
 

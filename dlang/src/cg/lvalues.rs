@@ -1,6 +1,8 @@
 //! DIF for stores: assignment and `++`/`--` to variables (`stgs`, `stts`, `stls`),
 //! associative-array elements (`stgaa`, `sttaa` with the keys on the tuple stack),
-//! scalar-array elements (`stgaa` keyed by the index, after a bounds check), memory (`stb`…`stx`, `copys` for by-reference objects) and bit-fields.
+//! scalar-array elements (`stgaa` keyed by the index, after a bounds check), memory (`stb`…`stx`, `copys` for by-reference objects) and bit-fields,
+//! and members of structs held in variables (copied into scratch with `allocs` and
+//! `copys`, stored into, and assigned back whole).
 
 use difvm::isa::{Opcode, DIF_TYPE_CTF};
 
@@ -19,6 +21,15 @@ pub(super) fn target_need(target: &LValue) -> usize {
         LValue::Memory { address, .. } => need(address),
         LValue::MemoryCopy { address, .. } => need(address) + 1,
         LValue::BitField { address, .. } => need(address) + 3,
+        LValue::VariableMember {
+            variable,
+            current,
+            member,
+            ..
+        } => need(current)
+            .max(3)
+            .max(1 + target_need(member) + 1)
+            .max(1 + target_need(variable)),
     }
 }
 
@@ -49,6 +60,12 @@ enum Prepared<'e> {
         unit_size: u32,
         shift: u32,
         width: u32,
+    },
+    /// A member of the scratch copy at `copy` of the struct in `variable`.
+    VariableMember {
+        variable: &'e LValue,
+        copy: Held,
+        member: Box<Prepared<'e>>,
     },
 }
 
@@ -125,6 +142,60 @@ impl DifoGenerator<'_> {
                 shift: *shift,
                 width: *width,
             },
+            LValue::VariableMember {
+                variable,
+                current,
+                size,
+                member,
+            } => self.prepare_variable_member(variable, current, *size, member)?,
+        })
+    }
+
+    /// Copies the struct a variable holds into zeroed scratch (leaving the copy zero
+    /// when the variable has no storage yet) and prepares `member` within the copy.
+    fn prepare_variable_member<'e>(
+        &mut self,
+        variable: &'e LValue,
+        current: &TypedExpr,
+        size: u32,
+        member: &'e LValue,
+    ) -> Result<Prepared<'e>, Diagnostic> {
+        let source = self.expression(current)?;
+        let count = self.builder.allocate()?;
+        let copy = self.builder.allocate()?;
+        self.builder.set_integer(u64::from(size), count)?;
+        self.builder.emit_registers(Opcode::Allocs, count, 0, copy);
+        let no_storage = self.builder.label();
+        self.builder.emit_registers(Opcode::Tst, source, 0, 0);
+        self.builder.branch(Opcode::Be, no_storage);
+        self.builder
+            .emit_registers(Opcode::Copys, source, count, copy);
+        self.builder.place(no_storage);
+        self.builder.release(count);
+        self.builder.release(source);
+        let mut held = [Held::Register(copy)];
+        self.make_room(&mut held, target_need(member) + 1)?;
+        let mut member = self.prepare(member)?;
+        let copy = self.reload(held[0])?;
+        let address = match &mut member {
+            Prepared::Memory { address, .. }
+            | Prepared::MemoryCopy { address, .. }
+            | Prepared::BitField { address, .. } => address,
+            _ => {
+                return Err(Diagnostic::without_span(
+                    ErrorTag::D_UNKNOWN,
+                    "a variable member must be a place in memory",
+                ))
+            }
+        };
+        let offset = self.reload(*address)?;
+        self.builder
+            .emit_registers(Opcode::Add, copy, offset, offset);
+        *address = Held::Register(offset);
+        Ok(Prepared::VariableMember {
+            variable,
+            copy: Held::Register(copy),
+            member: Box::new(member),
         })
     }
 
@@ -188,6 +259,7 @@ impl DifoGenerator<'_> {
                 self.extract_bits(register, *shift, *width, false)?;
                 Ok(register)
             }
+            Prepared::VariableMember { member, .. } => self.load(member),
             Prepared::MemoryCopy { .. } => Err(Diagnostic::without_span(
                 ErrorTag::D_UNKNOWN,
                 "a by-reference object cannot be read as a scalar",
@@ -288,6 +360,17 @@ impl DifoGenerator<'_> {
                 for register in [field, mask, unit, base] {
                     self.builder.release(register);
                 }
+            }
+            Prepared::VariableMember {
+                variable,
+                copy,
+                member,
+            } => {
+                self.store(*member, value)?;
+                let copy = self.reload(copy)?;
+                let whole = self.prepare(variable)?;
+                self.store(whole, copy)?;
+                self.builder.release(copy);
             }
         }
         Ok(())

@@ -173,26 +173,29 @@ impl Analyzer<'_> {
                 bit_field,
                 ..
             } => {
-                if let Some(field) = bit_field {
-                    return Ok(LValue::BitField {
-                        address: Box::new(address),
-                        unit_size: field.unit_size,
-                        shift: field.shift,
-                        width: field.width,
-                    });
-                }
                 let size = self.types.size_of(ty) as u32;
-                if self.types.is_by_reference(ty) {
-                    Ok(LValue::MemoryCopy {
-                        address: Box::new(address),
-                        size,
-                    })
+                let by_reference = self.types.is_by_reference(ty);
+                let scalar_size = if by_reference {
+                    0
                 } else {
-                    Ok(LValue::Memory {
-                        address: Box::new(address),
-                        size: self.types.scalar_access(ty).0,
-                    })
-                }
+                    self.types.scalar_access(ty).0
+                };
+                Ok(self.member_lvalue(address, |address| {
+                    let address = Box::new(address);
+                    match bit_field {
+                        Some(field) => LValue::BitField {
+                            address,
+                            unit_size: field.unit_size,
+                            shift: field.shift,
+                            width: field.width,
+                        },
+                        None if by_reference => LValue::MemoryCopy { address, size },
+                        None => LValue::Memory {
+                            address,
+                            size: scalar_size,
+                        },
+                    }
+                }))
             }
             Place::Value(_) => Err(error(
                 ErrorTag::D_OP_LVAL,

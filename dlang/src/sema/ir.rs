@@ -231,6 +231,21 @@ pub enum LValue {
         shift: u32,
         width: u32,
     },
+    /// A member (or any part) of a struct or union held in a D variable: `g.x`,
+    /// `self->t.f`, `a[k].y`. The store is a read-modify-write of the whole variable
+    /// through a scratch copy — `current` (the variable's value, its storage's address
+    /// or 0 when it has none yet) is copied into `size` zeroed scratch bytes, `member`
+    /// is stored at its offset in the copy, and the copy is assigned back to
+    /// `variable` — so that a store can never reach beyond the variable's storage and
+    /// a dynamic variable written member-wise first gets zeroed storage, as in DTrace.
+    VariableMember {
+        /// `LValue::Variable` or `LValue::AssociativeElement`.
+        variable: Box<LValue>,
+        current: Box<TypedExpr>,
+        size: u32,
+        /// The member's place with an address relative to the start of the copy.
+        member: Box<LValue>,
+    },
 }
 
 /// How an aggregation key or recorded value is stored, decided by sema from the type.

@@ -27,6 +27,7 @@ mod printed_type;
 mod probe_specs;
 mod speculation;
 mod translators;
+mod variable_members;
 mod variables;
 
 use std::collections::HashMap;

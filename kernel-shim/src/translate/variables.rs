@@ -18,7 +18,9 @@ use difvm::object::FaultCode;
 use super::builtins::load_builtin;
 use super::code::{FaultSite, FaultValue, ProgramCode};
 use super::error::TranslateError;
-use super::memory::{allocate_scratch, read_string, resolve_address, scratch_address};
+use super::memory::{
+    allocate_scratch, read_string, resolve_address, resolve_address_extent, scratch_address,
+};
 use super::memory::{Access, ScratchSize, StringDestination};
 use super::registers::{SAVED_0, SAVED_1, STATE};
 use super::translation_context::{Chain, StatementContext};
@@ -284,8 +286,15 @@ fn build_dynamic_key(
         let width = match kind {
             EntryKind::Value => 8,
             EntryKind::String => strsize,
+            EntryKind::Object if position + 1 == shape.len() => {
+                let room = layout.tuple_size.saturating_sub(cursor);
+                object_key_entry(code, cx, entry, key + 16 + cursor, room, site);
+                return Ok(());
+            }
             EntryKind::Object => {
-                return Err(cx.unsupported("an associative array keyed by a struct"));
+                return Err(cx.unsupported(
+                    "an associative array key with a struct or union before its last element",
+                ));
             }
         };
         if cursor + width > layout.tuple_size {
@@ -318,6 +327,56 @@ fn build_dynamic_key(
         cursor += width;
     }
     Ok(())
+}
+
+/// Copies the bytes of the struct or union in tuple entry `entry` (its address and
+/// size) to the work area at `at`, where at most `room` bytes of key remain: the key is
+/// the object's bytes, zero-padded by the key's zero fill, as the interpreter encodes
+/// it. The object's size comes from the tuple entry, so only a key's last element can
+/// be one (the elements after it would have no fixed place).
+fn object_key_entry(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    entry: u32,
+    at: u32,
+    room: u32,
+    site: FaultSite,
+) {
+    let spill = super::registers::SPILL_1;
+    code.load_state(SAVED_1, entry);
+    code.load_state(Reg::R0, entry + 8);
+    code.fault_if_imm(
+        cx.fault_exit,
+        JmpOp::Gt,
+        Reg::R0,
+        room as i32,
+        FaultCode::BadSize,
+        FaultValue::Register(Reg::R0),
+        site,
+    );
+    code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, spill));
+    resolve_address_extent(code, cx, SAVED_1, spill, Reg::R3, Access::Kernel, site);
+    code.state_pointer(Reg::R1, at);
+    code.emit(Insn::ldx_mem(MemSize::DW, Reg::R2, Reg::FP, spill));
+    code.fault_if_imm(
+        cx.fault_exit,
+        JmpOp::Gt,
+        Reg::R2,
+        room as i32,
+        FaultCode::BadSize,
+        FaultValue::Register(Reg::R2),
+        site,
+    );
+    code.call(Helper::ProbeReadKernel);
+    code.fault_if_imm(
+        cx.fault_exit,
+        JmpOp::Ne,
+        Reg::R0,
+        0,
+        FaultCode::BadAddress,
+        FaultValue::Register(SAVED_1),
+        site,
+    );
 }
 
 fn dynamic_type(layout: &ProgramLayout, scope: u8, id: u16) -> Option<ByReference> {

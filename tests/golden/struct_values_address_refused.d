@@ -1,0 +1,9 @@
+/* options: -q */
+struct pt { int x; int y; };
+struct pt g;
+
+BEGIN
+{
+	this->p = &g;
+	exit(0);
+}

@@ -1,0 +1,9 @@
+/* options: -q */
+struct pt { int x; int y; };
+struct pt g;
+
+BEGIN
+{
+	g = 1;
+	exit(0);
+}
