@@ -92,6 +92,17 @@ pub fn probe_plan(probe: &ProbeEntry) -> Result<Option<ProbePlan>, String> {
                 }],
             )
         }
+        ProbeKind::RawTracepoint {
+            event,
+            argument_count,
+        } => targets(
+            ContextKind::RawTracepoint {
+                argument_count: *argument_count,
+            },
+            vec![AttachTarget::RawTracepoint {
+                name: event.clone(),
+            }],
+        ),
         ProbeKind::Uprobe {
             pid,
             is_return,

@@ -139,6 +139,16 @@ pub const SDT_ATTRIBUTES: ProviderAttributes = ProviderAttributes {
     arguments: Attribute::new(S::Private, S::Private, C::Isa),
 };
 
+/// The rawtp provider's attributes (raw kernel tracepoints: their arguments are the
+/// kernel's own C arguments, as unstable as fbt's).
+pub const RAWTP_ATTRIBUTES: ProviderAttributes = ProviderAttributes {
+    provider: Attribute::new(S::Evolving, S::Evolving, C::Isa),
+    module: Attribute::new(S::Private, S::Private, C::Unknown),
+    function: Attribute::new(S::Private, S::Private, C::Unknown),
+    name: Attribute::new(S::Evolving, S::Evolving, C::Isa),
+    arguments: Attribute::new(S::Private, S::Private, C::Isa),
+};
+
 /// The fbt provider's attributes.
 pub const FBT_ATTRIBUTES: ProviderAttributes = ProviderAttributes {
     provider: Attribute::new(S::Evolving, S::Evolving, C::Common),

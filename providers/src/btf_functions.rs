@@ -1,6 +1,7 @@
 //! The kernel's functions as fbt sees them, from its BTF (`/sys/kernel/btf/vmlinux`, read
 //! with `kernel_shim::btf`): their names, and the C names of their parameter and return
-//! types for fbt's `args[]`.
+//! types for fbt's `args[]`. [`c_type_name`] renders a BTF type as the C type name that
+//! `args[]` carries; the rawtp provider names its arguments with it too.
 
 use std::collections::HashMap;
 use std::fs;
@@ -86,7 +87,7 @@ impl BtfFunctions {
         Some(
             (0..count)
                 .filter_map(|index| prototype.get(index))
-                .map(|(_, id)| self.type_name(id, 0).unwrap_or_default())
+                .map(|(_, id)| c_type_name(&self.btf, id).unwrap_or_default())
                 .collect(),
         )
     }
@@ -95,58 +96,62 @@ impl BtfFunctions {
     /// the function. A type that cannot be named is an empty string.
     pub fn return_type(&self, function: &str) -> Option<String> {
         let prototype = self.prototype(function)?;
-        Some(self.type_name(prototype.return_type, 0).unwrap_or_default())
+        Some(c_type_name(&self.btf, prototype.return_type).unwrap_or_default())
     }
+}
 
-    /// The C name of type `id` (`const char *`, `struct file *`, `u32 [4]`).
-    fn type_name(&self, id: u32, depth: u32) -> Option<String> {
-        if depth > MAXIMUM_TYPE_DEPTH {
-            return None;
-        }
-        if id == 0 {
-            return Some("void".to_string());
-        }
-        let ty = self.btf.type_by_id(id)?;
-        let named = |prefix: &str| (!ty.name.is_empty()).then(|| format!("{prefix}{}", ty.name));
-        match ty.kind {
-            BtfKind::Integer { .. } | BtfKind::Float { .. } | BtfKind::Typedef { .. } => named(""),
-            BtfKind::Struct(_) => named("struct "),
-            BtfKind::Union(_) => named("union "),
-            BtfKind::Enum(_) => named("enum "),
-            BtfKind::Forward { union } => named(if union { "union " } else { "struct " }),
-            BtfKind::Pointer { target } => {
-                if target != 0 {
-                    let pointee = self.btf.type_by_id(target)?;
-                    if matches!(pointee.kind, BtfKind::FunctionPrototype(_)) {
-                        return Some("void *".to_string());
-                    }
+/// The C name of type `id` of `btf` (`const char *`, `struct file *`, `u32 [4]`, `void`
+/// for id 0), or None for a type that has no such name (a function, a variable).
+pub fn c_type_name(btf: &Btf, id: u32) -> Option<String> {
+    type_name(btf, id, 0)
+}
+
+/// [`c_type_name`], `depth` references deep.
+fn type_name(btf: &Btf, id: u32, depth: u32) -> Option<String> {
+    if depth > MAXIMUM_TYPE_DEPTH {
+        return None;
+    }
+    if id == 0 {
+        return Some("void".to_string());
+    }
+    let ty = btf.type_by_id(id)?;
+    let named = |prefix: &str| (!ty.name.is_empty()).then(|| format!("{prefix}{}", ty.name));
+    match ty.kind {
+        BtfKind::Integer { .. } | BtfKind::Float { .. } | BtfKind::Typedef { .. } => named(""),
+        BtfKind::Struct(_) => named("struct "),
+        BtfKind::Union(_) => named("union "),
+        BtfKind::Enum(_) => named("enum "),
+        BtfKind::Forward { union } => named(if union { "union " } else { "struct " }),
+        BtfKind::Pointer { target } => {
+            if target != 0 {
+                let pointee = btf.type_by_id(target)?;
+                if matches!(pointee.kind, BtfKind::FunctionPrototype(_)) {
+                    return Some("void *".to_string());
                 }
-                let target = self.type_name(target, depth + 1)?;
-                Some(if target.ends_with('*') {
-                    format!("{target}*")
-                } else {
-                    format!("{target} *")
-                })
             }
-            BtfKind::Const { target } => {
-                Some(format!("const {}", self.type_name(target, depth + 1)?))
-            }
-            BtfKind::Volatile { target } => {
-                Some(format!("volatile {}", self.type_name(target, depth + 1)?))
-            }
-            BtfKind::Restrict { target } | BtfKind::TypeTag { target } => {
-                self.type_name(target, depth + 1)
-            }
-            BtfKind::Array { element, count, .. } => Some(format!(
-                "{} [{}]",
-                self.type_name(element, depth + 1)?,
-                count
-            )),
-            BtfKind::Function { .. }
-            | BtfKind::FunctionPrototype(_)
-            | BtfKind::Variable { .. }
-            | BtfKind::DataSection(_)
-            | BtfKind::DeclarationTag { .. } => None,
+            let target = type_name(btf, target, depth + 1)?;
+            Some(if target.ends_with('*') {
+                format!("{target}*")
+            } else {
+                format!("{target} *")
+            })
         }
+        BtfKind::Const { target } => Some(format!("const {}", type_name(btf, target, depth + 1)?)),
+        BtfKind::Volatile { target } => {
+            Some(format!("volatile {}", type_name(btf, target, depth + 1)?))
+        }
+        BtfKind::Restrict { target } | BtfKind::TypeTag { target } => {
+            type_name(btf, target, depth + 1)
+        }
+        BtfKind::Array { element, count, .. } => Some(format!(
+            "{} [{}]",
+            type_name(btf, element, depth + 1)?,
+            count
+        )),
+        BtfKind::Function { .. }
+        | BtfKind::FunctionPrototype(_)
+        | BtfKind::Variable { .. }
+        | BtfKind::DataSection(_)
+        | BtfKind::DeclarationTag { .. } => None,
     }
 }

@@ -1,4 +1,4 @@
-//! Providers: probe enumeration and attach/detach for dtrace, syscall, profile, sdt, pid, usdt, fbt.
+//! Providers: probe enumeration and attach/detach for dtrace, syscall, profile, sdt, rawtp, pid, usdt, fbt.
 
 pub mod attachment;
 pub mod attributes;
@@ -12,6 +12,7 @@ pub mod pid_provider;
 pub mod process_maps;
 pub mod profile_provider;
 pub mod provider;
+pub mod rawtp_provider;
 pub mod registry;
 pub mod sdt_provider;
 pub mod syscall_provider;

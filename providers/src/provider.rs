@@ -69,6 +69,9 @@ pub enum ProbeKind {
     },
     /// A kernel tracepoint `events/GROUP/EVENT`.
     Tracepoint { group: String, event: String },
+    /// A raw tracepoint (rawtp): `event` is the tracepoint's name, `argument_count` the
+    /// number of its raw arguments (after the tracepoint's data pointer).
+    RawTracepoint { event: String, argument_count: u8 },
     /// A user-space probe: pid provider (one site) or USDT (every site of the probe).
     /// `pid` is the process the probe belongs to (None for probes listed from a file).
     Uprobe {

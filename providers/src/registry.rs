@@ -7,10 +7,11 @@
 //! in registration order, so the dtrace provider always owns ids 1–3 (BEGIN, END,
 //! ERROR) and, for example, the syscall probes always follow them in syscall-number
 //! order whatever the first query was. A costly static provider (fbt, which reads
-//! kallsyms) is populated at the first query that may match it. Probes created on
-//! demand (`tick-5s`, `pid1234::malloc:entry`, USDT probes) take the next free id when
-//! first seen, so fbt ids shift by the number of on-demand probes created before fbt
-//! was read; listing everything, or looking a probe up by id, populates fbt first.
+//! kallsyms; rawtp, which reads BTF) is populated at the first query that may match it.
+//! Probes created on demand (`tick-5s`, `pid1234::malloc:entry`, USDT probes) take the
+//! next free id when first seen, so fbt and rawtp ids shift by the number of on-demand
+//! probes (and, for rawtp, fbt probes) created before they were read; listing
+//! everything, or looking a probe up by id, populates fbt, then rawtp, first.
 
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeSet, HashMap};
@@ -25,6 +26,7 @@ use crate::fbt_provider::FbtProvider;
 use crate::pid_provider::PidProvider;
 use crate::profile_provider::ProfileProvider;
 use crate::provider::{description_matches, ProbeEntry, Provider};
+use crate::rawtp_provider::RawtpProvider;
 use crate::sdt_provider::SdtProvider;
 use crate::syscall_provider::SyscallProvider;
 use crate::tracefs::Tracefs;
@@ -84,8 +86,8 @@ impl ProbeRegistry {
         }
     }
 
-    /// The providers of this machine: dtrace, syscall, profile, sdt, fbt (static, in
-    /// this id order), then pid and usdt (on demand). Uses tracefs where it is mounted
+    /// The providers of this machine: dtrace, syscall, profile, sdt, fbt, rawtp (static,
+    /// in this id order), then pid and usdt (on demand). Uses tracefs where it is mounted
     /// and readable; never mounts it (see [`crate::tracefs::mount_tracefs_if_missing`]).
     pub fn for_this_machine() -> ProbeRegistry {
         let tracefs = Tracefs::find();
@@ -93,8 +95,9 @@ impl ProbeRegistry {
             Box::new(DtraceProvider),
             Box::new(SyscallProvider::new(tracefs.clone())),
             Box::new(ProfileProvider),
-            Box::new(SdtProvider::new(tracefs)),
+            Box::new(SdtProvider::new(tracefs.clone())),
             Box::new(FbtProvider::for_this_machine()),
+            Box::new(RawtpProvider::for_this_machine(tracefs)),
             Box::new(PidProvider::new()),
             Box::new(UsdtProvider::new()),
         ])

@@ -18,10 +18,6 @@ use crate::provider::{
 use crate::tracefs::Tracefs;
 use crate::tracepoint_arguments::tracepoint_arguments;
 
-/// Event groups that are not tracepoints: `ftrace` holds the tracer's own record
-/// formats (function, funcgraph_entry, …), which cannot be attached to.
-const NON_TRACEPOINT_GROUPS: [&str; 1] = ["ftrace"];
-
 /// The sdt provider.
 #[derive(Debug)]
 pub struct SdtProvider {
@@ -41,22 +37,10 @@ impl SdtProvider {
     /// Every (group, event) pair, sorted by group then event.
     fn tracepoints(&self) -> &[(String, String)] {
         self.tracepoints.get_or_init(|| {
-            let Some(tracefs) = &self.tracefs else {
-                return Vec::new();
-            };
-            let groups = tracefs.groups().unwrap_or_default();
-            let mut tracepoints = Vec::new();
-            for group in groups
-                .iter()
-                .filter(|group| !NON_TRACEPOINT_GROUPS.contains(&group.as_str()))
-            {
-                // A group that cannot be read contributes no probes rather than hiding
-                // every other group.
-                for event in tracefs.events(group).unwrap_or_default() {
-                    tracepoints.push((group.clone(), event));
-                }
-            }
-            tracepoints
+            self.tracefs
+                .as_ref()
+                .map(Tracefs::tracepoints)
+                .unwrap_or_default()
         })
     }
 }

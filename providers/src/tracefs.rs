@@ -10,6 +10,10 @@ use crate::error::ProviderError;
 /// under debugfs.
 pub const TRACEFS_MOUNT_POINTS: [&str; 2] = ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"];
 
+/// Event groups that are not tracepoints: `ftrace` holds the tracer's own record
+/// formats (function, funcgraph_entry, …), which cannot be attached to.
+pub const NON_TRACEPOINT_GROUPS: [&str; 1] = ["ftrace"];
+
 /// A tracefs instance rooted at a directory (the real one, or a copy made by tests).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Tracefs {
@@ -79,6 +83,24 @@ impl Tracefs {
     /// The events of `group`, sorted.
     pub fn events(&self, group: &str) -> Result<Vec<String>, ProviderError> {
         sorted_subdirectories(&self.events_dir().join(group))
+    }
+
+    /// Every tracepoint as (group, event), sorted by group then event: the events of
+    /// every group but those that are not tracepoints ([`NON_TRACEPOINT_GROUPS`]). A
+    /// group that cannot be read contributes no events rather than hiding every other
+    /// group; an unreadable `events/` gives none.
+    pub fn tracepoints(&self) -> Vec<(String, String)> {
+        let groups = self.groups().unwrap_or_default();
+        let mut tracepoints = Vec::new();
+        for group in groups
+            .iter()
+            .filter(|group| !NON_TRACEPOINT_GROUPS.contains(&group.as_str()))
+        {
+            for event in self.events(group).unwrap_or_default() {
+                tracepoints.push((group.clone(), event));
+            }
+        }
+        tracepoints
     }
 
     /// Reads and parses `events/GROUP/EVENT/format`.

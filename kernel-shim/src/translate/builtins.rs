@@ -27,7 +27,7 @@ use difvm::object::FaultCode;
 use super::arguments::load_tracepoint_field;
 use super::artificial_frames::load_artificial_frame_count;
 use super::code::{FaultSite, FaultValue, ProgramCode};
-use super::context::{ContextKind, TracepointField};
+use super::context::{ContextKind, TracepointField, MAXIMUM_RAW_TRACEPOINT_ARGUMENTS};
 use super::error::TranslateError;
 use super::registers::{CONTEXT, SPILL_0, STATE};
 use super::translation_context::{Chain, StatementContext};
@@ -152,8 +152,14 @@ pub fn load_argument_by_index(
     site: FaultSite,
 ) -> Result<(), TranslateError> {
     let done = code.label();
-    if let (Chain::Main, ContextKind::Tracepoint { fields }) = (cx.chain, cx.context()) {
-        load_tracepoint_argument_beyond_words(code, cx, fields, index, done)?;
+    match (cx.chain, cx.context()) {
+        (Chain::Main, ContextKind::Tracepoint { fields }) => {
+            load_tracepoint_argument_beyond_words(code, cx, fields, index, done)?
+        }
+        (Chain::Main, ContextKind::RawTracepoint { argument_count }) => {
+            load_raw_tracepoint_argument_beyond_words(code, *argument_count, index, done)
+        }
+        _ => {}
     }
     let count = chain_argument_count(cx);
     code.fault_if_imm(
@@ -197,6 +203,31 @@ fn load_tracepoint_argument_beyond_words(
         code.bind(next);
     }
     Ok(())
+}
+
+/// `args[i]` of a raw tracepoint with more arguments than the ten argument words (the
+/// kernel passes at most twelve): for each argument from the eleventh on, when `index`
+/// names it, r0 = the argument read from `ctx`, then a jump to `done`. Other indices
+/// fall through.
+fn load_raw_tracepoint_argument_beyond_words(
+    code: &mut ProgramCode,
+    argument_count: u8,
+    index: Reg,
+    done: Label,
+) {
+    for position in 10..argument_count.min(MAXIMUM_RAW_TRACEPOINT_ARGUMENTS) {
+        let next = code.label();
+        code.asm
+            .jmp_imm_to(JmpOp::Ne, index, i32::from(position), next);
+        code.emit(Insn::ldx_mem(
+            MemSize::DW,
+            Reg::R0,
+            CONTEXT,
+            8 * i16::from(position),
+        ));
+        code.asm.ja_to(done);
+        code.bind(next);
+    }
 }
 
 /// `r0 = built-in variable id`.

@@ -29,11 +29,16 @@ pub enum TracepointValue {
     DataLocation,
 }
 
+/// The most arguments a raw tracepoint passes its program (the kernel's
+/// `bpf_trace_run1`…`bpf_trace_run12`); a program may read no further into `ctx`.
+pub const MAXIMUM_RAW_TRACEPOINT_ARGUMENTS: u8 = 12;
+
 /// What the program's `ctx` is and how the probe's arguments are found in it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ContextKind {
     /// A raw tracepoint (and `ProgFd::test_run`): `ctx` is `u64 args[]`; the first
-    /// `argument_count` (at most 10) are `arg0`….
+    /// `argument_count` (at most 10) are `arg0`…, and `args[]` also reaches the
+    /// eleventh and twelfth, read from `ctx`.
     RawTracepoint { argument_count: u8 },
     /// `raw_syscalls:sys_enter` as a raw tracepoint: `args[0]` is the `pt_regs` of the
     /// system call, `args[1]` its number. The arguments are the system call's (`di`, `si`,
@@ -75,7 +80,8 @@ impl ContextKind {
     }
 
     /// How many of the argument words (`arg0`…`arg9`) hold arguments. A tracepoint's
-    /// `args[]` also reaches the fields past the tenth, read from the trace entry.
+    /// `args[]` also reaches the fields past the tenth, read from the trace entry, and a
+    /// raw tracepoint's the arguments past the tenth, read from `ctx`.
     pub fn argument_count(&self) -> u8 {
         match self {
             ContextKind::RawTracepoint { argument_count } => (*argument_count).min(10),
