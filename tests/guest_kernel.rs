@@ -355,7 +355,8 @@ fn a_debian_6_1_guest_kernel_runs_fbt_probes_and_the_golden_corpus() {
         ),
         // Kernel variables: one kallsyms lists (this kernel has CONFIG_KALLSYMS_ALL), and
         // a per-CPU one.
-        "/dtrace -q -n 'BEGIN { printf(\"variables %d %d\\n\", `max_pfn > 0, \
+        "/dtrace -q -n 'extern unsigned long max_pfn; BEGIN { \
+         printf(\"variables %d %d %d\\n\", `max_pfn > 0, max_pfn == `max_pfn, \
          `cpu_number == cpu); exit(0); }'"
             .to_string(),
     ];
@@ -463,7 +464,10 @@ fn a_debian_6_1_guest_kernel_runs_fbt_probes_and_the_golden_corpus() {
     let variables = &runs[8];
     assert_eq!(variables.status, Some(0), "{variables:?}");
     assert!(
-        variables.output.lines().any(|line| line == "variables 1 1"),
+        variables
+            .output
+            .lines()
+            .any(|line| line == "variables 1 1 1"),
         "{variables:?}"
     );
 }

@@ -17,7 +17,7 @@ use difvm::object::{CompiledProgram, RECORD_HEADER_SIZE};
 use dlang::compile::{compile_with_kernel_types, Compilation, CompileError, ProgramSource};
 use dlang::kernel_types::{
     KernelMember, KernelType, KernelTypeId, KernelTypeNamespace, KernelTypes, KernelVariable,
-    KernelVariableError, NoKernelTypes,
+    KernelVariableError, KernelVariableLocation, NoKernelTypes,
 };
 
 /// A small kernel, described as BTF would describe it:
@@ -179,9 +179,22 @@ impl KernelTypes for DescribedKernel {
         (name == "TASK_COMM_LEN").then_some((KernelTypeId(COMM_LENGTH_ENUM), 16))
     }
 
-    fn variable(&self, _name: &str) -> Result<KernelVariable, KernelVariableError> {
+    fn variable(&self, name: &str) -> Result<KernelVariable, KernelVariableError> {
         self.asked();
-        Err(KernelVariableError::Unknown)
+        match name {
+            "max_pfn" => Ok(KernelVariable {
+                ty: None,
+                location: KernelVariableLocation::Address(0x3000),
+            }),
+            "init_task" => Ok(KernelVariable {
+                ty: Some(KernelTypeId(TASK)),
+                location: KernelVariableLocation::Address(0x2000),
+            }),
+            "schedule" => Err(KernelVariableError::Unavailable(
+                "kernel symbol `schedule` is a function, not a variable".to_string(),
+            )),
+            _ => Err(KernelVariableError::Unknown),
+        }
     }
 }
 
@@ -221,13 +234,20 @@ fn kernel_memory() -> Vec<(u64, Vec<u8>)> {
     vec![
         (0x1000, task(42, 40, 0x2000, "child", 0b1011, 123_456)),
         (0x2000, task(7, 7, 0, "init", 0, 1)),
+        (0x3000, 0x0123_4567_89ab_cdefu64.to_le_bytes().to_vec()),
     ]
 }
 
 /// Runs `BEGIN { BODY }` over the memory image of [`kernel_memory`] and returns the
 /// recorded values.
 fn run_on_task(body: &str) -> Vec<String> {
-    let program = compiled(&format!("BEGIN {{ {body} }}"));
+    run_program_on_memory(&format!("BEGIN {{ {body} }}"))
+}
+
+/// Runs `text`'s BEGIN clause over the memory image of [`kernel_memory`] and returns the
+/// recorded values.
+fn run_program_on_memory(text: &str) -> Vec<String> {
+    let program = compiled(text);
     let catalog = catalog();
     let enabled = enable(&program, &catalog);
     let mut engine = Engine::new(program.clone(), enabled.clone(), EngineOptions::default())
@@ -237,7 +257,7 @@ fn run_on_task(body: &str) -> Vec<String> {
         ..SimpleFiringContext::default()
     };
     let outcome = engine.fire(difvm::object::PROBE_ID_BEGIN, &context);
-    assert!(outcome.faults.is_empty(), "{body}: {:?}", outcome.faults);
+    assert!(outcome.faults.is_empty(), "{text}: {:?}", outcome.faults);
     let buffer = engine.take_buffer(0);
     let statement = &program.statements[enabled[0].statement];
     let data = &buffer[RECORD_HEADER_SIZE as usize..];
@@ -397,4 +417,38 @@ fn a_program_that_names_no_kernel_type_never_asks() {
             "{text} asked about kernel types"
         );
     }
+}
+
+#[test]
+fn kernel_variables_read_with_their_type_or_the_declared_one() {
+    // BTF types init_task; kallsyms alone knows max_pfn, read as an unsigned long.
+    assert_eq!(
+        run_on_task(
+            "trace(`init_task.pid); trace(vmlinux`init_task.tgid); \
+             trace(stringof(`init_task.comm)); trace(`max_pfn);"
+        ),
+        ["7", "7", "init", "81985529216486895"]
+    );
+    // An extern declaration gives the variable the program's type; its plain name
+    // reads it, and its address is the kernel's.
+    assert_eq!(
+        run_program_on_memory(
+            "extern unsigned int max_pfn; \
+             BEGIN { trace(max_pfn); trace(sizeof (max_pfn)); trace((uint64_t)&max_pfn); }"
+        ),
+        ["2309737967", "4", "12288"]
+    );
+    let kernel: Arc<dyn KernelTypes> = Arc::new(DescribedKernel::new());
+    assert_eq!(
+        error_message("extern int no_such_variable; BEGIN { }", kernel.clone()),
+        "failed to resolve `no_such_variable: Unknown symbol name"
+    );
+    assert_eq!(
+        error_message("BEGIN { trace(`schedule); }", kernel.clone()),
+        "failed to resolve `schedule: kernel symbol `schedule` is a function, not a variable"
+    );
+    assert_eq!(
+        error_message("BEGIN { trace(genunix`max_pfn); }", kernel),
+        "failed to resolve genunix`max_pfn: Unknown symbol name"
+    );
 }

@@ -214,6 +214,9 @@ impl Analyzer<'_> {
                     if let Some(id) = self.variables.global(name) {
                         return self.scalar_variable_place(id, span);
                     }
+                    if self.extern_variables.contains_key(name) {
+                        return self.kernel_variable_place("", name, span);
+                    }
                 }
                 Ok(Place::Value(self.expression(expr)?))
             }

@@ -73,20 +73,22 @@ impl Analyzer<'_> {
                 Some(StorageClass::Typedef) => {
                     if let Err(previous) = self.types.define_typedef(&name, declared.ty) {
                         let _ = previous;
-                        return Err(error(ErrorTag::D_DECL_TYPERED, &span, format!("type redeclared: {name}")));
+                        return Err(error(
+                            ErrorTag::D_DECL_TYPERED,
+                            &span,
+                            format!("type redeclared: {name}"),
+                        ));
                     }
                 }
-                // Extern declarations describe kernel symbols, which need kernel symbol
-                // tables; without them the declaration has nothing to bind to.
-                Some(StorageClass::Extern) => {
-                    return Err(error(
-                        ErrorTag::D_SYM_NOTYPES,
-                        &span,
-                        format!("extern declaration of {name} requires kernel symbol information, which is not available"),
-                    ))
+                // An extern declaration names a kernel variable and gives it a type; the
+                // name then reads the variable.
+                Some(StorageClass::Extern) => self.declare_extern(&name, declared.ty, &span)?,
+                Some(StorageClass::SelfScope) => {
+                    self.declare_variable(&name, &span, VariableScope::ThreadLocal, declared)?
                 }
-                Some(StorageClass::SelfScope) => self.declare_variable(&name, &span, VariableScope::ThreadLocal, declared)?,
-                Some(StorageClass::ThisScope) => self.declare_variable(&name, &span, VariableScope::ClauseLocal, declared)?,
+                Some(StorageClass::ThisScope) => {
+                    self.declare_variable(&name, &span, VariableScope::ClauseLocal, declared)?
+                }
                 _ => self.declare_variable(&name, &span, VariableScope::Global, declared)?,
             }
         }

@@ -145,6 +145,10 @@ impl Analyzer<'_> {
         if let Some((enum_type, value)) = self.types.find_enumerator(name) {
             return Ok(self.constant(value as u64, enum_type, span));
         }
+        if self.extern_variables.contains_key(name) {
+            let place = self.kernel_variable_place("", name, span)?;
+            return Ok(self.read_place(place, span));
+        }
         if let Some((kind, _)) = functions::lookup_function(name) {
             return Err(error(
                 ErrorTag::D_IDENT_BADREF,

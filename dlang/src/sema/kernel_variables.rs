@@ -1,12 +1,14 @@
 //! Kernel variables in expressions: `` `cpu_number `` and `` vmlinux`max_pfn `` name the
 //! kernel's variable of that name, read with its BTF type from this CPU's instance (a
-//! per-CPU variable) or from its kallsyms address.
+//! per-CPU variable) or from its kallsyms address; `extern int max_pfn;` declares one
+//! with a type of the program's choosing, which its plain name then reads.
 
 use super::access::Place;
 use super::ir::{AddressSpace, TypedExpr, TypedExprKind};
 use super::{error, Analyzer, SemaResult};
 use crate::diagnostics::{ErrorTag, Span};
 use crate::kernel_types::{KernelVariableError, KernelVariableLocation};
+use crate::types::TypeId;
 
 impl Analyzer<'_> {
     /// The place of the kernel variable `` module`name `` (`module` empty for
@@ -15,6 +17,29 @@ impl Analyzer<'_> {
         &mut self,
         module: &str,
         name: &str,
+        span: &Span,
+    ) -> SemaResult<Place> {
+        let declared = module
+            .is_empty()
+            .then(|| self.extern_variables.get(name).copied())
+            .flatten();
+        self.typed_kernel_variable_place(module, name, declared, span)
+    }
+
+    /// `extern TYPE name;`: the kernel variable `name` read as `ty` (checked now, so that
+    /// an unknown symbol is an error at its declaration).
+    pub(super) fn declare_extern(&mut self, name: &str, ty: TypeId, span: &Span) -> SemaResult<()> {
+        self.typed_kernel_variable_place("", name, Some(ty), span)?;
+        self.extern_variables.insert(name.to_string(), ty);
+        Ok(())
+    }
+
+    /// The place of `` module`name `` as `declared` when given, else as BTF types it.
+    fn typed_kernel_variable_place(
+        &mut self,
+        module: &str,
+        name: &str,
+        declared: Option<TypeId>,
         span: &Span,
     ) -> SemaResult<Place> {
         let written = format!("{module}`{name}");
@@ -44,7 +69,9 @@ impl Analyzer<'_> {
         };
         // A variable BTF does not describe (kallsyms knows only its address) is read as
         // a word; `*(int *)&`name` reads it as another type.
-        let ty = ty.unwrap_or(self.types.well_known().unsigned_long);
+        let ty = declared
+            .or(ty)
+            .unwrap_or(self.types.well_known().unsigned_long);
         let pointer_type = self.types.pointer_to(ty);
         let kind = match variable.location {
             KernelVariableLocation::PerCpu {

@@ -146,6 +146,8 @@ pub struct Analyzer<'a> {
     errtags: Option<bool>,
     /// The first kernel type a clause reads kernel memory through.
     kernel_type_read: Option<String>,
+    /// Kernel variables declared `extern`, with the type the program gave them.
+    extern_variables: HashMap<String, TypeId>,
 }
 
 impl<'a> Analyzer<'a> {
@@ -187,6 +189,7 @@ impl<'a> Analyzer<'a> {
             hidden_variables: 0,
             errtags: None,
             kernel_type_read: None,
+            extern_variables: HashMap::new(),
         }
     }
 
