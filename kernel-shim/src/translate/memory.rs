@@ -651,6 +651,21 @@ pub fn copy_extent_into_scratch(
         site,
     );
     code.mov(Reg::R1, SAVED_0);
+    read_or_fault(code, cx, access, SAVED_1, site);
+    code.bind(done);
+    code.emit(Insn::mov64_imm(SAVED_0, 0));
+}
+
+/// Calls the helper that reads `access`'s memory (`bpf_probe_read_user` for user memory,
+/// `bpf_probe_read_kernel` otherwise) with its arguments already in r1–r3, and faults
+/// with `invalid address`, reporting the DIF address in `address`, when the read fails.
+pub fn read_or_fault(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    access: Access,
+    address: Reg,
+    site: FaultSite,
+) {
     let helper = if access == Access::User {
         Helper::ProbeReadUser
     } else {
@@ -663,9 +678,7 @@ pub fn copy_extent_into_scratch(
         Reg::R0,
         0,
         FaultCode::BadAddress,
-        FaultValue::Register(SAVED_1),
+        FaultValue::Register(address),
         site,
     );
-    code.bind(done);
-    code.emit(Insn::mov64_imm(SAVED_0, 0));
 }

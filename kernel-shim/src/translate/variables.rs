@@ -19,7 +19,8 @@ use super::builtins::load_builtin;
 use super::code::{FaultSite, FaultValue, ProgramCode};
 use super::error::TranslateError;
 use super::memory::{
-    allocate_scratch, read_string, resolve_address, resolve_address_extent, scratch_address,
+    allocate_scratch, read_or_fault, read_string, resolve_address, resolve_address_extent,
+    scratch_address,
 };
 use super::memory::{Access, ScratchSize, StringDestination};
 use super::registers::{SAVED_0, SAVED_1, STATE};
@@ -234,21 +235,7 @@ fn copy_object(
         resolve_address(code, cx, SAVED_1, size, Reg::R3, by_reference.access, site);
         code.emit(Insn::mov64_reg(Reg::R1, SAVED_0));
         code.emit(Insn::mov64_imm(Reg::R2, size as i32));
-        let helper = if by_reference.access == Access::User {
-            Helper::ProbeReadUser
-        } else {
-            Helper::ProbeReadKernel
-        };
-        code.call(helper);
-        code.fault_if_imm(
-            cx.fault_exit,
-            JmpOp::Ne,
-            Reg::R0,
-            0,
-            FaultCode::BadAddress,
-            FaultValue::Register(SAVED_1),
-            site,
-        );
+        read_or_fault(code, cx, by_reference.access, SAVED_1, site);
     }
 }
 
@@ -367,16 +354,7 @@ fn object_key_entry(
         FaultValue::Register(Reg::R2),
         site,
     );
-    code.call(Helper::ProbeReadKernel);
-    code.fault_if_imm(
-        cx.fault_exit,
-        JmpOp::Ne,
-        Reg::R0,
-        0,
-        FaultCode::BadAddress,
-        FaultValue::Register(SAVED_1),
-        site,
-    );
+    read_or_fault(code, cx, Access::Kernel, SAVED_1, site);
 }
 
 fn dynamic_type(layout: &ProgramLayout, scope: u8, id: u16) -> Option<ByReference> {
