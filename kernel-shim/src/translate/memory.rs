@@ -227,21 +227,7 @@ pub fn copy_memory_to_state(
     resolve_address(code, cx, address, size, Reg::R3, access, site);
     code.state_pointer(Reg::R1, destination);
     code.emit(Insn::mov64_imm(Reg::R2, size as i32));
-    let helper = if access == Access::User {
-        Helper::ProbeReadUser
-    } else {
-        Helper::ProbeReadKernel
-    };
-    code.call(helper);
-    code.fault_if_imm(
-        cx.fault_exit,
-        JmpOp::Ne,
-        Reg::R0,
-        0,
-        FaultCode::BadAddress,
-        FaultValue::Register(address),
-        site,
-    );
+    read_or_fault(code, cx, access, address, site);
 }
 
 /// Reads the NUL-terminated string at the DIF address in `address` (r8 or r9): at most
