@@ -98,6 +98,7 @@ impl ProbeCatalog for RegistryCatalog {
                 id: entry.id,
                 description: entry.description.clone(),
                 argument_types: entry.argument_types.clone(),
+                derivation: entry.derivation.clone(),
             })
             .collect()
     }
@@ -122,6 +123,7 @@ impl ProbeCatalog for RegistryCatalog {
                 id: entry.id,
                 description: entry.description.clone(),
                 argument_types: entry.argument_types.clone(),
+                derivation: entry.derivation.clone(),
             }),
             Ok(None) => None,
             Err(error) => {

@@ -11,5 +11,6 @@ pub mod interp;
 pub mod isa;
 pub mod object;
 pub mod printed_type;
+pub mod probe_derivation;
 pub mod text;
 pub mod verify;

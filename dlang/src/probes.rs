@@ -3,7 +3,10 @@
 //! returns, glob matching per §1.4, and [`DtraceProviderCatalog`], the dtrace provider
 //! alone (BEGIN, END, ERROR), for tests and for engines without other providers.
 
+use std::sync::Arc;
+
 use difvm::object::{ProbeDescription, PROBE_ID_BEGIN, PROBE_ID_END, PROBE_ID_ERROR};
+use difvm::probe_derivation::ProbeDerivation;
 
 pub use difvm::glob::{field_matches, glob_match, is_glob_pattern};
 
@@ -18,6 +21,10 @@ pub struct ProbeInfo {
     /// C type names of `args[0]`, `args[1]`, …; empty when the probe's arguments are
     /// untyped.
     pub argument_types: Vec<String>,
+    /// For a probe built on another (the stable providers): its guard and arguments as
+    /// D over the underlying probe's arguments; `argument_types` then lists the types
+    /// of `args[]` for display only.
+    pub derivation: Option<Arc<ProbeDerivation>>,
 }
 
 /// The probes a compilation may enable.
@@ -72,6 +79,7 @@ impl DtraceProviderCatalog {
                 name: name.to_string(),
             },
             argument_types: Vec::new(),
+            derivation: None,
         })
         .collect()
     }

@@ -194,8 +194,8 @@ fn names_and_variables() {
     );
     check(
         "BEGIN { trace(curpsinfo->pr_pid); }",
-        "D_IDENT_UNDEF",
-        "failed to resolve curpsinfo: the psinfo_t translator needs kernel type information (BTF), which is not available",
+        "D_OP_INCOMPLETE",
+        "psinfo_t's member pr_pid needs the kernel's types (BTF), which are not available",
     );
     check(
         "BEGIN { trace(`jiffies); }",

@@ -290,6 +290,7 @@ fn fuzz_catalog() -> dlang::probes::ListCatalog {
                 .iter()
                 .map(|argument| argument.to_string())
                 .collect(),
+            derivation: None,
         }
     };
     dlang::probes::ListCatalog::with_dtrace_provider(vec![

@@ -56,6 +56,7 @@ fn sdt(id: u32, module: &str, name: &str) -> ProbeInfo {
             name: name.to_string(),
         },
         argument_types: Vec::new(),
+        derivation: None,
     }
 }
 

@@ -46,6 +46,7 @@ impl ProbeCatalog for EverythingCatalog {
             id,
             description,
             argument_types: Vec::new(),
+            derivation: None,
         }]
     }
 }

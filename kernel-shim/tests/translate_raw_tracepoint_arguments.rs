@@ -25,6 +25,7 @@ fn twelve_raw_tracepoint_arguments_are_read() {
             name: "fire".into(),
         },
         argument_types: vec!["uint64_t".to_string(); 12],
+        derivation: None,
     }]);
     let text = "test:::fire { trace(args[0]); trace(args[9]); trace(args[10]); trace(args[11]); \
                 trace(arg9); }";

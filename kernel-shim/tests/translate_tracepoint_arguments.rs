@@ -69,6 +69,7 @@ fn every_kind_of_tracepoint_field_passes_the_verifier() {
             name: "fire".into(),
         },
         argument_types: types(),
+        derivation: None,
     }]);
     let text = r#"test:::fire /args[0] != "x"/ {
         trace(stringof(args[0])); trace(args[1]); trace(arg0); trace(arg1); trace(arg2);

@@ -2,9 +2,11 @@
 //! description, its argument types and what a later attach step needs to instrument it.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use difvm::glob::field_matches;
 use difvm::object::ProbeDescription;
+use difvm::probe_derivation::ProbeDerivation;
 
 use crate::attributes::ProviderAttributes;
 use crate::error::ProviderError;
@@ -23,6 +25,10 @@ pub struct ProbeEntry {
     pub argument_types: Vec<String>,
     /// What the attach step needs to instrument the probe.
     pub kind: ProbeKind,
+    /// For a probe built on another (the stable providers), its guard and arguments as
+    /// D over the underlying probe's arguments: `kind` then instruments the underlying
+    /// probe.
+    pub derivation: Option<Arc<ProbeDerivation>>,
 }
 
 impl ProbeEntry {
@@ -33,6 +39,7 @@ impl ProbeEntry {
             description,
             argument_types: Vec::new(),
             kind,
+            derivation: None,
         }
     }
 }

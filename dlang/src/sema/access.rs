@@ -210,6 +210,9 @@ impl Analyzer<'_> {
         let span = &expr.span;
         match &expr.kind {
             ExprKind::Identifier(name) => {
+                if let Some(word) = self.derived_argument_word(name, span)? {
+                    return Ok(Place::Value(word));
+                }
                 if self.inline_parameter(name).is_none() && !self.inlines.contains_key(name) {
                     if let Some(id) = self.variables.global(name) {
                         return self.scalar_variable_place(id, span);
@@ -233,19 +236,25 @@ impl Analyzer<'_> {
                 self.kernel_variable_place(module, name, span)
             }
             ExprKind::Member { base, member } => {
-                if let ExprKind::Xlate { ty, operand } = &base.kind {
-                    return Ok(Place::Value(
-                        self.translated_member(ty, operand, member, false, span)?,
-                    ));
+                if let Some(translation) = self.translation_of(base)? {
+                    return Ok(Place::Value(self.translated_member(
+                        translation,
+                        member,
+                        false,
+                        span,
+                    )?));
                 }
                 let base_value = self.operand(base)?;
                 self.member_place(base_value, member, ".", span)
             }
             ExprKind::PointerMember { base, member } => {
-                if let ExprKind::Xlate { ty, operand } = &base.kind {
-                    return Ok(Place::Value(
-                        self.translated_member(ty, operand, member, true, span)?,
-                    ));
+                if let Some(translation) = self.translation_of(base)? {
+                    return Ok(Place::Value(self.translated_member(
+                        translation,
+                        member,
+                        true,
+                        span,
+                    )?));
                 }
                 let base_value = self.operand(base)?;
                 if !matches!(
@@ -308,6 +317,11 @@ impl Analyzer<'_> {
 
     /// `base[keys]` for everything but aggregations.
     fn index_place(&mut self, base: &Expr, keys: &[Expr], span: &Span) -> SemaResult<Place> {
+        if let ([index], true) = (keys, super::derived_probes::is_arguments_array(base)) {
+            if let Some(value) = self.derived_argument_value(index, span)? {
+                return Ok(Place::Value(value));
+            }
+        }
         let (variable, scope_prefix) = match &base.kind {
             ExprKind::Identifier(name) if self.inline_parameter(name).is_none() => {
                 self.declare_library_parameterised_inline(name)?;

@@ -16,6 +16,7 @@
 //! the end of its condition stores); every later segment requires the flag to be clear.
 //! A segment that faults never clears it, so the rest of the clause does not run.
 
+use super::derived_probes;
 use super::ir::{
     AnalyzedClause, ClauseSegment, Logical, TypedAction, TypedExpr, TypedExprKind, Unary,
     VariableId,
@@ -25,6 +26,7 @@ use super::{error, in_region, Analyzer, ClauseContext, SemaResult};
 use crate::ast::{Clause, Expr, Statement};
 use crate::diagnostics::{ErrorTag, Region, Span};
 use crate::options::ProgramSource;
+use difvm::object::ProbeDescription;
 
 /// A condition on the path to a segment: a hidden variable and whether it must be
 /// true.
@@ -70,6 +72,32 @@ impl Analyzer<'_> {
             context.probes.push((description.to_string(), probes));
             descriptions.push(description);
         }
+        let Some(groups) = derived_probes::derivation_groups(&context.probes) else {
+            return self.analyze_clause_for(context, descriptions, clause);
+        };
+        for group in groups {
+            let descriptions = group.descriptions();
+            let probes = group
+                .probes
+                .iter()
+                .map(|probe| (probe.description.to_string(), vec![probe.clone()]))
+                .collect();
+            let context = ClauseContext {
+                probes,
+                derivation: group.derivation,
+            };
+            self.analyze_clause_for(context, descriptions, clause)?;
+        }
+        Ok(())
+    }
+
+    /// Analyses `clause` for the probes of `context`, enabled by `descriptions`.
+    fn analyze_clause_for(
+        &mut self,
+        context: ClauseContext,
+        descriptions: Vec<ProbeDescription>,
+        clause: &Clause,
+    ) -> SemaResult<()> {
         self.clause = Some(context);
         let result = self.analyze_clause_body(clause);
         self.clause = None;
@@ -91,6 +119,12 @@ impl Analyzer<'_> {
                     .map_err(|d| in_region(d, Region::Predicate))?,
             ),
             None => None,
+        };
+        // A derived probe's guard comes before the clause's own predicate, as its
+        // trampoline runs before the clause in DTrace.
+        let predicate = match (self.derivation_guard(&clause.span)?, predicate) {
+            (Some(guard), Some(predicate)) => Some(self.and(guard, predicate)),
+            (guard, predicate) => guard.or(predicate),
         };
         let statements = clause
             .body

@@ -12,8 +12,8 @@ use super::variables::{VariableScope, VariableShape};
 use super::{constants, error, Analyzer, InlineInfo, SemaResult};
 use crate::ast::{
     Aggregate, ArrayDimension, Declaration, DeclarationSpecifiers, Declarator, Derivation,
-    EnumSpecifier, InlineDefinition, OptionPragma, ProviderDefinition, StorageClass,
-    StructOrUnionSpecifier, TypeName, TypeQualifier, TypeSpecifier,
+    EnumSpecifier, Expr, ExprKind, InlineDefinition, OptionPragma, ProviderDefinition,
+    StorageClass, StructOrUnionSpecifier, TypeName, TypeQualifier, TypeSpecifier,
 };
 use crate::diagnostics::{ErrorTag, Span};
 use crate::kernel_types::KernelTypeNamespace;
@@ -296,6 +296,9 @@ impl Analyzer<'_> {
                             span,
                             "invalid type combination",
                         ));
+                    }
+                    if self.types.typedef_named(name).is_none() {
+                        self.load_library_defining_type(name)?;
                     }
                     let ty = self.types.type_named(name).ok_or_else(|| {
                         error(
@@ -711,7 +714,7 @@ impl Analyzer<'_> {
             );
         }
         self.inline_parameters.push(placeholders);
-        let checked = self.expression(&inline.value);
+        let checked = self.inline_value(&inline.value);
         self.inline_parameters.pop();
         let value = checked?;
         if !self.is_argument_compatible(ty, &value) {
@@ -734,6 +737,30 @@ impl Analyzer<'_> {
             },
         );
         Ok(())
+    }
+
+    /// The value of an inline, type-checked. A translation
+    /// (`xlate <psinfo_t *>(curthread)`) has no value of its own, only members: it
+    /// stands for a value of the type it translates to when a translator exists.
+    fn inline_value(&mut self, value: &Expr) -> SemaResult<TypedExpr> {
+        let ExprKind::Xlate {
+            ty: type_name,
+            operand,
+        } = &value.kind
+        else {
+            return self.expression(value);
+        };
+        let target = self.type_from_type_name(type_name)?;
+        let input = self.operand(operand)?;
+        let output = self
+            .types
+            .referenced(target)
+            .filter(|_| self.types.is_pointer(target))
+            .unwrap_or(target);
+        if self.find_translator(output, &input).is_none() {
+            return Err(self.no_translator(&input, target, &value.span));
+        }
+        Ok(self.placeholder(target, &value.span))
     }
 
     /// A non-constant stand-in value of type `ty`, used to type-check bodies whose

@@ -108,6 +108,9 @@ impl Analyzer<'_> {
 
     /// A plain identifier used as a value.
     fn identifier(&mut self, name: &str, span: &Span) -> SemaResult<TypedExpr> {
+        if let Some(word) = self.derived_argument_word(name, span)? {
+            return Ok(word);
+        }
         if let Some(value) = self.inline_parameter(name) {
             return Ok(TypedExpr {
                 span: span.clone(),
@@ -164,13 +167,6 @@ impl Analyzer<'_> {
         }
         if let Some((enum_type, value)) = self.types.kernel_enumerator(name) {
             return Ok(self.constant(value as u64, enum_type, span));
-        }
-        if let Some(needs) = kernel_inline_requirement(name) {
-            return Err(error(
-                ErrorTag::D_IDENT_UNDEF,
-                span,
-                format!("failed to resolve {name}: {needs}, which is not available"),
-            ));
         }
         Err(error(
             ErrorTag::D_IDENT_UNDEF,
@@ -526,19 +522,5 @@ impl Analyzer<'_> {
                     ..
                 }
         )
-    }
-}
-
-/// What the translated inlines of DTrace's D libraries (procfs.d, sched.d) need before
-/// they can be defined: kernel type information for their translators.
-fn kernel_inline_requirement(name: &str) -> Option<&'static str> {
-    match name {
-        "curpsinfo" => Some("the psinfo_t translator needs kernel type information (BTF)"),
-        "curlwpsinfo" => Some("the lwpsinfo_t translator needs kernel type information (BTF)"),
-        "cwd" | "root" => {
-            Some("d_path( ) of the task's fs_struct needs kernel type information (BTF)")
-        }
-        "execargs" => Some("the process arguments need kernel type information (BTF)"),
-        _ => None,
     }
 }

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use super::{Analyzer, SemaResult};
-use crate::ast::{InlineDefinition, Item};
+use crate::ast::{Declaration, InlineDefinition, Item, StorageClass};
 use crate::diagnostics::{Diagnostic, ErrorTag};
 use crate::lex::SourceMap;
 use crate::parse::{parse_program, ParseContext};
@@ -39,37 +39,110 @@ const SYSTEM_LIBRARY: &[(&str, &str)] = &[
 
 /// One inline of the library, with the file it comes from.
 struct LibraryInline {
-    file: &'static str,
-    source_map: SourceMap,
+    file: usize,
     definition: InlineDefinition,
 }
 
-/// The library parsed once per process, by inline name; or why it does not parse (a bug
-/// of ours, reported with the file's name).
-fn system_library() -> &'static Result<HashMap<String, LibraryInline>, Diagnostic> {
-    static PARSED: OnceLock<Result<HashMap<String, LibraryInline>, Diagnostic>> = OnceLock::new();
+/// One file of the library: its types and translators, declared together the first
+/// time a program needs one of them, after the files it depends on.
+struct LibraryFile {
+    name: &'static str,
+    source_map: SourceMap,
+    /// `#pragma D depends_on library FILE`.
+    depends_on: Vec<String>,
+    /// The file's declarations and translators, in file order.
+    items: Vec<Item>,
+}
+
+/// The library parsed: its files, its inlines by name, and the file defining each
+/// typedef name.
+struct SystemLibrary {
+    files: Vec<LibraryFile>,
+    inlines: HashMap<String, LibraryInline>,
+    typedef_files: HashMap<String, usize>,
+}
+
+/// The library parsed once per process; or why it does not parse (a bug of ours,
+/// reported with the file's name).
+fn system_library() -> &'static Result<SystemLibrary, Diagnostic> {
+    static PARSED: OnceLock<Result<SystemLibrary, Diagnostic>> = OnceLock::new();
     PARSED.get_or_init(|| {
-        let mut inlines = HashMap::new();
-        for (file, source) in SYSTEM_LIBRARY {
-            let parsed = parse_program(source, ParseContext::script_file())
-                .map_err(|failure| in_library(file, &failure.diagnostic))?;
+        let mut library = SystemLibrary {
+            files: Vec::new(),
+            inlines: HashMap::new(),
+            typedef_files: HashMap::new(),
+        };
+        for (index, (name, source)) in SYSTEM_LIBRARY.iter().enumerate() {
+            // Earlier files' typedefs are type names here (`depends_on` follows the
+            // order of SYSTEM_LIBRARY); a file's own are known to the parser.
+            let typedef_names = |candidate: &str| library.typedef_files.contains_key(candidate);
+            let parsed = parse_program(
+                source,
+                ParseContext::script_file().with_type_names(&typedef_names),
+            )
+            .map_err(|failure| in_library(name, &failure.diagnostic))?;
+            let mut file = LibraryFile {
+                name,
+                source_map: parsed.source_map.clone(),
+                depends_on: Vec::new(),
+                items: Vec::new(),
+            };
             for item in parsed.program.items {
-                let Item::Inline(definition) = item else {
-                    return Err(Diagnostic::without_span(
-                        ErrorTag::D_UNKNOWN,
-                        format!("system library {file}: only inline definitions belong there"),
-                    ));
-                };
-                let inline = LibraryInline {
-                    file,
-                    source_map: parsed.source_map.clone(),
-                    definition,
-                };
-                inlines.insert(inline.definition.name.clone(), inline);
+                match item {
+                    Item::Inline(definition) => {
+                        let inline = LibraryInline {
+                            file: index,
+                            definition,
+                        };
+                        library
+                            .inlines
+                            .insert(inline.definition.name.clone(), inline);
+                    }
+                    Item::Declaration(declaration) => {
+                        for typedef in typedef_names_of(&declaration) {
+                            library.typedef_files.insert(typedef, index);
+                        }
+                        file.items.push(Item::Declaration(declaration));
+                    }
+                    Item::Translator(translator) => file.items.push(Item::Translator(translator)),
+                    Item::Pragma(pragma) => {
+                        if let [directive, kind, dependency] = pragma.words.as_slice() {
+                            if directive == "depends_on" && kind == "library" {
+                                file.depends_on.push(dependency.clone());
+                            }
+                        }
+                    }
+                    _ => {
+                        return Err(Diagnostic::without_span(
+                            ErrorTag::D_UNKNOWN,
+                            format!(
+                                "system library {name}: only declarations, translators and inlines belong there"
+                            ),
+                        ))
+                    }
+                }
             }
+            library.files.push(file);
         }
-        Ok(inlines)
+        Ok(library)
     })
+}
+
+/// The typedef names a declaration introduces.
+fn typedef_names_of(declaration: &Declaration) -> Vec<String> {
+    if !declaration
+        .specifiers
+        .storage
+        .iter()
+        .any(|(class, _)| *class == StorageClass::Typedef)
+    {
+        return Vec::new();
+    }
+    declaration
+        .declarators
+        .iter()
+        .filter_map(|declarator| declarator.name.as_ref().map(|(name, _)| name.clone()))
+        .collect()
 }
 
 fn in_library(file: &str, diagnostic: &Diagnostic) -> Diagnostic {
@@ -98,6 +171,16 @@ impl Analyzer<'_> {
             .map(|_| ())
     }
 
+    /// Declares the types and translators of the library file that defines the typedef
+    /// `name` (`psinfo_t`), if the library has one and the compilation loads it.
+    pub(super) fn load_library_defining_type(&mut self, name: &str) -> SemaResult<()> {
+        let library = system_library().as_ref().map_err(Clone::clone)?;
+        match library.typedef_files.get(name) {
+            Some(&file) if self.options.system_library => self.load_library_file(file),
+            _ => Ok(()),
+        }
+    }
+
     fn declare_library_inline_if(
         &mut self,
         name: &str,
@@ -105,21 +188,68 @@ impl Analyzer<'_> {
     ) -> SemaResult<bool> {
         let library = system_library().as_ref().map_err(Clone::clone)?;
         let Some(inline) = library
+            .inlines
             .get(name)
             .filter(|inline| wanted(&inline.definition))
         else {
             return Ok(false);
         };
-        if !self.options.system_library && inline.file != LANGUAGE_FILE {
+        let file = &library.files[inline.file];
+        if !self.options.system_library && file.name != LANGUAGE_FILE {
             return Ok(false);
         }
+        // An inline may use its file's types and translators (`curpsinfo`).
+        self.load_library_file(inline.file)?;
         // Lines in messages about the definition are the library file's.
-        let program_source_map = self.source_map.replace(inline.source_map.clone());
+        let program_source_map = self.source_map.replace(file.source_map.clone());
         let declared = self.inline_definition(&inline.definition);
         self.source_map = program_source_map;
         declared
             .map(|()| true)
-            .map_err(|diagnostic| in_library(inline.file, &diagnostic))
+            .map_err(|diagnostic| in_library(file.name, &diagnostic))
+    }
+
+    /// Declares library file `index`'s types and translators, after the files it
+    /// depends on, unless this compilation already has.
+    fn load_library_file(&mut self, index: usize) -> SemaResult<()> {
+        if self.loaded_library_files.contains(&index) {
+            return Ok(());
+        }
+        self.loaded_library_files.push(index);
+        let library = system_library().as_ref().map_err(Clone::clone)?;
+        let file = &library.files[index];
+        for dependency in &file.depends_on {
+            let Some(dependency) = library
+                .files
+                .iter()
+                .position(|file| file.name == dependency)
+            else {
+                return Err(in_library(
+                    file.name,
+                    &Diagnostic::without_span(
+                        ErrorTag::D_UNKNOWN,
+                        format!("depends on {dependency}, which the library does not have"),
+                    ),
+                ));
+            };
+            self.load_library_file(dependency)?;
+        }
+        let program_source_map = self.source_map.replace(file.source_map.clone());
+        let mut declared = Ok(());
+        for item in &file.items {
+            declared = match item {
+                Item::Declaration(declaration) => self.declaration(declaration),
+                Item::Translator(translator) => {
+                    self.translator_definition(translator, Some(file.name))
+                }
+                _ => Ok(()),
+            };
+            if declared.is_err() {
+                break;
+            }
+        }
+        self.source_map = program_source_map;
+        declared.map_err(|diagnostic| in_library(file.name, &diagnostic))
     }
 }
 
@@ -127,7 +257,14 @@ impl Analyzer<'_> {
 pub(super) fn is_library_inline(name: &str) -> bool {
     system_library()
         .as_ref()
-        .is_ok_and(|library| library.contains_key(name))
+        .is_ok_and(|library| library.inlines.contains_key(name))
+}
+
+/// Whether the system library defines a typedef named `name`.
+pub(super) fn is_library_typedef(name: &str) -> bool {
+    system_library()
+        .as_ref()
+        .is_ok_and(|library| library.typedef_files.contains_key(name))
 }
 
 #[cfg(test)]
@@ -146,16 +283,26 @@ mod tests {
         .is_ok()
     }
 
-    /// Every inline of every file parses, type-checks and can be used in a program;
-    /// only `NULL` survives `-x nolibs`.
+    /// The inlines that read the kernel's structures, which need its types (the
+    /// tests of `tests/stable_library.rs` compile them against this machine's BTF).
+    const KERNEL_INLINES: &[&str] = &["curpsinfo", "curlwpsinfo", "cwd", "root", "fds"];
+
+    /// Every other inline of every file parses, type-checks and can be used in a
+    /// program; only `NULL` survives `-x nolibs`.
     #[test]
     fn every_library_inline_compiles_and_nolibs_keeps_only_null() {
-        let library = system_library().as_ref().expect("the library parses");
+        let library = &system_library()
+            .as_ref()
+            .expect("the library parses")
+            .inlines;
         let nolibs = CompileOptions {
             system_library: false,
             ..CompileOptions::default()
         };
         for (name, inline) in library {
+            if KERNEL_INLINES.contains(&name.as_str()) {
+                continue;
+            }
             let use_of = if inline.definition.parameters.is_empty() {
                 name.clone()
             } else {

@@ -15,6 +15,7 @@ mod calls;
 mod clauses;
 mod constants;
 mod declarations;
+mod derived_probes;
 mod expressions;
 mod formatting;
 mod functions;
@@ -80,6 +81,8 @@ struct TranslatorInfo {
     input: TypeId,
     parameter: String,
     members: Vec<(String, Expr)>,
+    /// The system library file that defines the translator, if it is the library's.
+    library_file: Option<&'static str>,
 }
 
 /// The clause being analyzed.
@@ -88,6 +91,9 @@ struct ClauseContext {
     /// The probe descriptions of the clause as written after expansion, with the
     /// probes each matched (for `args[]`).
     probes: Vec<(String, Vec<ProbeInfo>)>,
+    /// The derivation of the clause's probes when they are derived (stable providers):
+    /// `argN`, `args[]` and the guard come from it.
+    derivation: Option<Arc<difvm::probe_derivation::ProbeDerivation>>,
 }
 
 /// The analyzer's output.
@@ -148,6 +154,9 @@ pub struct Analyzer<'a> {
     kernel_type_read: Option<String>,
     /// Kernel variables declared `extern`, with the type the program gave them.
     extern_variables: HashMap<String, TypeId>,
+    /// The system library files whose types and translators this compilation has
+    /// declared (by index).
+    loaded_library_files: Vec<usize>,
 }
 
 impl<'a> Analyzer<'a> {
@@ -190,6 +199,7 @@ impl<'a> Analyzer<'a> {
             errtags: None,
             kernel_type_read: None,
             extern_variables: HashMap::new(),
+            loaded_library_files: Vec::new(),
         }
     }
 
@@ -204,6 +214,9 @@ impl<'a> Analyzer<'a> {
     pub fn knows_type_name(&self, name: &str) -> bool {
         let plain = name.rsplit('`').next().unwrap_or(name);
         if self.types.typedef_named(plain).is_some() {
+            return true;
+        }
+        if self.options.system_library && library::is_library_typedef(plain) {
             return true;
         }
         // The kernel's typedefs are asked for only for names D knows nothing else
@@ -310,7 +323,7 @@ impl<'a> Analyzer<'a> {
                 Item::Clause(clause) => self.analyze_clause(source, clause)?,
                 Item::Declaration(declaration) => self.declaration(declaration)?,
                 Item::Inline(inline) => self.inline_definition(inline)?,
-                Item::Translator(translator) => self.translator_definition(translator)?,
+                Item::Translator(translator) => self.translator_definition(translator, None)?,
                 Item::Provider(provider) => self.provider_definition(provider)?,
                 Item::Option(_) | Item::Pragma(_) => {}
             }

@@ -4,16 +4,36 @@
 
 use std::collections::HashMap;
 
+use super::derived_probes::is_arguments_array;
 use super::ir::TypedExpr;
 use super::{error, Analyzer, SemaResult, TranslatorInfo};
-use crate::ast::{Expr, TranslatorDefinition, TypeName};
+use crate::ast::{Expr, ExprKind, TranslatorDefinition, TypeName};
 use crate::diagnostics::{ErrorTag, Span};
+use crate::types::TypeId;
+
+/// A value to be translated: the type it is translated to (a struct or union, or a
+/// pointer to one) and the input the translator's parameter is bound to. Only its
+/// members have values, each computed by the translator's expression for it.
+pub(super) struct Translation {
+    target: TypeId,
+    input: TypedExpr,
+}
+
+/// Whether `expr` is written as a translation (`xlate <T>(e)`), the value of an inline
+/// such as `curpsinfo`.
+pub(super) fn is_translation(expr: &Expr) -> bool {
+    matches!(expr.kind, ExprKind::Xlate { .. })
+}
 
 impl Analyzer<'_> {
     /// Checks and records a translator definition.
+    /// `library_file` names the system library file of a library translator, whose
+    /// members are checked when used: a member this kernel cannot provide is an error
+    /// only for the programs that use it.
     pub(super) fn translator_definition(
         &mut self,
         translator: &TranslatorDefinition,
+        library_file: Option<&'static str>,
     ) -> SemaResult<()> {
         let output = self.type_from_type_name(&translator.output)?;
         let input = self.type_from_type_name(&translator.input)?;
@@ -43,7 +63,12 @@ impl Analyzer<'_> {
             ));
         }
         let placeholder = self.placeholder(input, &translator.input.span);
-        for (member, expr, span) in &translator.members {
+        let checked_members = if library_file.is_some() {
+            &[][..]
+        } else {
+            translator.members.as_slice()
+        };
+        for (member, expr, span) in checked_members {
             let Some(found) = self.types.find_member(output, member) else {
                 return Err(error(
                     ErrorTag::D_XLATE_MEMB,
@@ -76,6 +101,7 @@ impl Analyzer<'_> {
             output,
             input,
             parameter: translator.parameter.clone(),
+            library_file,
             members: translator
                 .members
                 .iter()
@@ -112,17 +138,84 @@ impl Analyzer<'_> {
         ))
     }
 
-    /// `xlate <T>(expr).member` or `xlate <T *>(expr)->member`: the translator's
-    /// expression for `member` with its parameter bound to `expr`.
+    /// The translation `base` stands for, when it is one: `xlate <T>(e)`, a translated
+    /// argument of a derived probe (`args[0]` of `proc:::create`), or an inline whose
+    /// value is a translation (`curpsinfo`, `fds[0]`), through any number of inlines.
+    pub(super) fn translation_of(&mut self, base: &Expr) -> SemaResult<Option<Translation>> {
+        match &base.kind {
+            ExprKind::Xlate { ty, operand } => {
+                let target = self.type_from_type_name(ty)?;
+                let input = self.operand(operand)?;
+                Ok(Some(Translation { target, input }))
+            }
+            ExprKind::Index { base: array, keys } => {
+                if let ([index], true) = (keys.as_slice(), is_arguments_array(array)) {
+                    let translated = self.derived_argument_translation(index, &base.span)?;
+                    return Ok(translated.map(|(target, input)| Translation { target, input }));
+                }
+                let ExprKind::Identifier(name) = &array.kind else {
+                    return Ok(None);
+                };
+                if self.inline_parameter(name).is_some() {
+                    return Ok(None);
+                }
+                self.declare_library_parameterised_inline(name)?;
+                self.inline_translation(name, keys, &base.span)
+            }
+            ExprKind::Identifier(name) => {
+                if self.inline_parameter(name).is_some() {
+                    return Ok(None);
+                }
+                if !self.inlines.contains_key(name) && self.variables.global(name).is_none() {
+                    self.declare_library_inline(name)?;
+                }
+                self.inline_translation(name, &[], &base.span)
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// The translation inline `name` stands for with its parameters bound to
+    /// `arguments`; None unless `name` is an inline whose value is a translation.
+    fn inline_translation(
+        &mut self,
+        name: &str,
+        arguments: &[Expr],
+        span: &Span,
+    ) -> SemaResult<Option<Translation>> {
+        let Some(inline) = self.inlines.get(name).cloned() else {
+            return Ok(None);
+        };
+        if !is_translation(&inline.definition.value) {
+            return Ok(None);
+        }
+        if arguments.len() != inline.parameters.len() {
+            // The ordinary expansion reports the mismatch.
+            self.expand_inline(&inline, arguments, span)?;
+            return Ok(None);
+        }
+        let mut bindings = HashMap::new();
+        for ((parameter_type, parameter), argument) in inline.parameters.iter().zip(arguments) {
+            let value = self.operand(argument)?;
+            let value = self.convert(value, *parameter_type);
+            bindings.insert(parameter.clone(), value);
+        }
+        self.inline_parameters.push(bindings);
+        let translation = self.translation_of(&inline.definition.value);
+        self.inline_parameters.pop();
+        translation
+    }
+
+    /// `translation.member` (`arrow` false) or `translation->member`: the translator's
+    /// expression for `member` with its parameter bound to the translated value.
     pub(super) fn translated_member(
         &mut self,
-        type_name: &TypeName,
-        operand: &Expr,
+        translation: Translation,
         member: &str,
         arrow: bool,
         span: &Span,
     ) -> SemaResult<TypedExpr> {
-        let target = self.type_from_type_name(type_name)?;
+        let Translation { target, input } = translation;
         let output = if arrow {
             if !self.types.is_pointer(target) {
                 return Err(error(
@@ -135,9 +228,8 @@ impl Analyzer<'_> {
         } else {
             target
         };
-        let value = self.operand(operand)?;
-        let Some(index) = self.find_translator(output, &value) else {
-            return Err(self.no_translator(&value, target, span));
+        let Some(index) = self.find_translator(output, &input) else {
+            return Err(self.no_translator(&input, target, span));
         };
         let Some(found) = self.types.find_member(output, member) else {
             return Err(error(
@@ -155,28 +247,48 @@ impl Analyzer<'_> {
             ));
         };
         let mut bindings = HashMap::new();
-        bindings.insert(translator.parameter.clone(), value);
+        bindings.insert(translator.parameter.clone(), input);
         self.inline_parameters.push(bindings);
         let result = self.expression(expr);
         self.inline_parameters.pop();
-        let converted = self.convert(result?, found.ty);
+        let value = result.map_err(|diagnostic| match translator.library_file {
+            Some(_) if self.types.kernel_module().is_none() => error(
+                diagnostic.tag,
+                span,
+                format!(
+                    "{}'s member {member} needs the kernel's types (BTF), which are not available",
+                    self.type_name(output)
+                ),
+            ),
+            Some(file) => error(
+                diagnostic.tag,
+                span,
+                format!(
+                    "{}'s member {member} (translator in {file}) is not available on this kernel: {}",
+                    self.type_name(output),
+                    diagnostic.message
+                ),
+            ),
+            None => diagnostic,
+        })?;
+        let converted = self.convert(value, found.ty);
         Ok(TypedExpr {
             span: span.clone(),
             ..converted
         })
     }
 
-    fn find_translator(&self, output: crate::types::TypeId, value: &TypedExpr) -> Option<usize> {
+    pub(super) fn find_translator(&self, output: TypeId, value: &TypedExpr) -> Option<usize> {
         self.translators.iter().position(|translator| {
             self.types.same_type(translator.output, output)
                 && self.is_argument_compatible(translator.input, value)
         })
     }
 
-    fn no_translator(
+    pub(super) fn no_translator(
         &self,
         value: &TypedExpr,
-        target: crate::types::TypeId,
+        target: TypeId,
         span: &Span,
     ) -> crate::diagnostics::Diagnostic {
         error(

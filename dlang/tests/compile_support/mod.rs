@@ -36,6 +36,7 @@ pub fn catalog() -> ListCatalog {
                     .iter()
                     .map(|argument| argument.to_string())
                     .collect(),
+                derivation: None,
             }
         };
     ListCatalog::with_dtrace_provider(vec![

@@ -37,6 +37,7 @@ pub fn getppid_probe(is_return: bool) -> ProbeInfo {
             name: name.into(),
         },
         argument_types: Vec::new(),
+        derivation: None,
     }
 }
 

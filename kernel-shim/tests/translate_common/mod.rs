@@ -448,6 +448,7 @@ pub fn compile_d(text: &str) -> CompiledProgram {
             name: "fire".into(),
         },
         argument_types: Vec::new(),
+        derivation: None,
     }]);
     let options = CompileOptions {
         default_error_handler: true,
