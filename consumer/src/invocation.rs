@@ -482,6 +482,11 @@ impl TracingRun<'_> {
         let compilation =
             compile_programs(self.sources, &settings.for_target(target_pid), self.catalog)
                 .map_err(|error| {
+                    // Why a provider could not give a probe the program names (a probe
+                    // this kernel cannot back) explains the compile error that follows.
+                    if let Some(message) = self.catalog.take_error() {
+                        messages.message(&message);
+                    }
                     messages.diagnostic_text(&format!(
                         "{}\n",
                         error.message("dtrace", self.sources, settings.error_tags)

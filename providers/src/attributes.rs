@@ -166,3 +166,13 @@ pub const USER_PROBE_ATTRIBUTES: ProviderAttributes = ProviderAttributes {
     name: Attribute::new(S::Evolving, S::Evolving, C::Isa),
     arguments: Attribute::new(S::Private, S::Private, C::Unknown),
 };
+
+/// The stable providers' attributes (proc, sched, io, ip, tcp, udp), as Oracle's DTrace
+/// for Linux declares them: names and arguments Evolving, module and function Private.
+pub const STABLE_ATTRIBUTES: ProviderAttributes = ProviderAttributes {
+    provider: Attribute::new(S::Evolving, S::Evolving, C::Isa),
+    module: Attribute::new(S::Private, S::Private, C::Unknown),
+    function: Attribute::new(S::Private, S::Private, C::Unknown),
+    name: Attribute::new(S::Evolving, S::Evolving, C::Isa),
+    arguments: Attribute::new(S::Evolving, S::Evolving, C::Isa),
+};

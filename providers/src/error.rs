@@ -43,6 +43,8 @@ pub enum ProviderError {
     },
     /// tracefs could not be found or mounted.
     Tracefs { message: String },
+    /// A probe named exactly that this kernel cannot back, with the reason.
+    Unavailable { message: String },
 }
 
 impl ProviderError {
@@ -81,7 +83,9 @@ impl fmt::Display for ProviderError {
                 write!(f, "malformed {}: {}", path.display(), message)
             }
             ProviderError::UserProbe { message, .. } => f.write_str(message),
-            ProviderError::Tracefs { message } => f.write_str(message),
+            ProviderError::Tracefs { message } | ProviderError::Unavailable { message } => {
+                f.write_str(message)
+            }
         }
     }
 }

@@ -1,4 +1,4 @@
-//! Providers: probe enumeration and attach/detach for dtrace, syscall, profile, sdt, rawtp, pid, usdt, fbt.
+//! Providers: probe enumeration and attach/detach for dtrace, syscall, profile, sdt, rawtp, pid, usdt, fbt, and the stable providers proc, sched and io.
 
 pub mod attachment;
 pub mod attributes;
@@ -15,6 +15,7 @@ pub mod provider;
 pub mod rawtp_provider;
 pub mod registry;
 pub mod sdt_provider;
+pub mod stable;
 pub mod syscall_provider;
 pub mod syscall_table;
 pub mod tracefs;

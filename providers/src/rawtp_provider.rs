@@ -67,14 +67,17 @@ impl RawTracepoints {
             else {
                 continue;
             };
-            let Some((prototype, parameters)) = pointed_prototype(&btf, target) else {
+            let (Some((prototype, _)), Some(argument_count)) = (
+                pointed_prototype(&btf, target),
+                raw_tracepoint_argument_count(&btf, id),
+            ) else {
                 continue;
             };
             tracepoints.push(RawTracepoint {
                 group: groups.get(event).cloned().unwrap_or_default(),
                 event: event.to_string(),
                 prototype,
-                argument_count: parameters.len().saturating_sub(1).min(u8::MAX as u32) as u8,
+                argument_count,
             });
         }
         tracepoints.sort_by(|a, b| (&a.group, &a.event).cmp(&(&b.group, &b.event)));
@@ -110,6 +113,16 @@ fn pointed_prototype(btf: &Btf, pointer: u32) -> Option<(u32, BtfParameters<'_>)
     };
     let (_, data) = parameters.get(0)?;
     matches!(btf.type_by_id(data)?.kind, BtfKind::Pointer { .. }).then_some((target, parameters))
+}
+
+/// The number of raw arguments of the tracepoint whose `btf_trace_EVENT` typedef is
+/// `typedef`: its prototype's parameters after the tracepoint's data pointer.
+pub(crate) fn raw_tracepoint_argument_count(btf: &Btf, typedef: u32) -> Option<u8> {
+    let BtfKind::Typedef { target } = btf.type_by_id(typedef)?.kind else {
+        return None;
+    };
+    let (_, parameters) = pointed_prototype(btf, target)?;
+    Some(parameters.len().saturating_sub(1).min(u32::from(u8::MAX)) as u8)
 }
 
 /// Whether a probe name field could name a raw tracepoint: a glob, or a C identifier in

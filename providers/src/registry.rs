@@ -16,6 +16,7 @@
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeSet, HashMap};
 use std::hash::{DefaultHasher, Hash, Hasher};
+use std::sync::Arc;
 
 use difvm::object::ProbeDescription;
 
@@ -28,6 +29,7 @@ use crate::profile_provider::ProfileProvider;
 use crate::provider::{description_matches, ProbeEntry, Provider};
 use crate::rawtp_provider::RawtpProvider;
 use crate::sdt_provider::SdtProvider;
+use crate::stable::{KernelProbeSources, StableProvider};
 use crate::syscall_provider::SyscallProvider;
 use crate::tracefs::Tracefs;
 use crate::usdt_provider::UsdtProvider;
@@ -87,11 +89,12 @@ impl ProbeRegistry {
     }
 
     /// The providers of this machine: dtrace, syscall, profile, sdt, fbt, rawtp (static,
-    /// in this id order), then pid and usdt (on demand). Uses tracefs where it is mounted
+    /// in this id order), then pid and usdt (on demand), then the stable providers proc,
+    /// sched and io (static, but read only for descriptions that may name them). Uses tracefs where it is mounted
     /// and readable; never mounts it (see [`crate::tracefs::mount_tracefs_if_missing`]).
     pub fn for_this_machine() -> ProbeRegistry {
         let tracefs = Tracefs::find();
-        ProbeRegistry::new(vec![
+        let mut providers: Vec<Box<dyn Provider>> = vec![
             Box::new(DtraceProvider),
             Box::new(SyscallProvider::new(tracefs.clone())),
             Box::new(ProfileProvider),
@@ -100,7 +103,12 @@ impl ProbeRegistry {
             Box::new(RawtpProvider::for_this_machine(tracefs)),
             Box::new(PidProvider::new()),
             Box::new(UsdtProvider::new()),
-        ])
+        ];
+        let sources = Arc::new(KernelProbeSources::for_this_machine());
+        for provider in StableProvider::all(sources) {
+            providers.push(Box::new(provider));
+        }
+        ProbeRegistry::new(providers)
     }
 
     /// The ids of every probe matching `description`, in id order. The provider field

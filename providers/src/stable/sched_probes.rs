@@ -1,0 +1,117 @@
+//! The sched provider's probes (PROVIDERS-REFERENCE §4): context switches, wakeups,
+//! yields, the scheduler tick and priority changes on the scheduler's and timers' raw
+//! tracepoints; run-queue enqueue and dequeue on kernel functions where kprobes exist.
+
+use super::ProbeSource::{KernelFunction, RawTracepoint, Syscall};
+use super::Translation::{Native, To};
+use super::{StableArgument, StableProbe};
+
+/// The thread a probe is about, as `lwpsinfo_t *` and `psinfo_t *`, from the D
+/// expression `task` of its `struct task_struct *`.
+macro_rules! thread_arguments {
+    ($task:expr) => {
+        &[
+            StableArgument {
+                native_type: "struct task_struct *",
+                value: $task,
+                translation: To("lwpsinfo_t *"),
+            },
+            StableArgument {
+                native_type: "struct task_struct *",
+                value: $task,
+                translation: To("psinfo_t *"),
+            },
+        ]
+    };
+}
+
+pub(crate) const SCHED_PROBES: &[StableProbe] = &[
+    StableProbe {
+        name: "change-pri",
+        source: RawTracepoint("sched_pi_setprio"),
+        guard: None,
+        arguments: &[
+            StableArgument {
+                native_type: "struct task_struct *",
+                value: "(struct task_struct *)arg0",
+                translation: To("lwpsinfo_t *"),
+            },
+            StableArgument {
+                native_type: "struct task_struct *",
+                value: "(struct task_struct *)arg0",
+                translation: To("psinfo_t *"),
+            },
+            // The priority the task gets: the boosting task's when it is stronger.
+            StableArgument {
+                native_type: "int",
+                value: "arg1 != 0 && ((struct task_struct *)arg1)->prio < ((struct task_struct *)arg0)->normal_prio ? ((struct task_struct *)arg1)->prio : ((struct task_struct *)arg0)->normal_prio",
+                translation: Native,
+            },
+        ],
+        subject_task_argument: None,
+    },
+    StableProbe {
+        name: "dequeue",
+        source: KernelFunction("deactivate_task"),
+        guard: None,
+        arguments: thread_arguments!("(struct task_struct *)arg1"),
+        subject_task_argument: None,
+    },
+    StableProbe {
+        name: "enqueue",
+        source: KernelFunction("activate_task"),
+        guard: None,
+        arguments: thread_arguments!("(struct task_struct *)arg1"),
+        subject_task_argument: None,
+    },
+    StableProbe {
+        name: "off-cpu",
+        source: RawTracepoint("sched_switch"),
+        guard: None,
+        // The thread about to run: sched_switch's `next`.
+        arguments: thread_arguments!("(struct task_struct *)arg2"),
+        subject_task_argument: None,
+    },
+    StableProbe {
+        name: "preempt",
+        source: RawTracepoint("sched_switch"),
+        guard: Some("arg0 != 0"),
+        arguments: &[],
+        subject_task_argument: None,
+    },
+    StableProbe {
+        name: "sleep",
+        source: RawTracepoint("sched_switch"),
+        // The thread leaves the CPU to wait (not preempted, not runnable).
+        guard: Some("arg0 == 0 && (arg3 & 0xff) != 0"),
+        arguments: &[],
+        subject_task_argument: None,
+    },
+    StableProbe {
+        name: "surrender",
+        source: Syscall {
+            function: "sched_yield",
+            is_return: false,
+        },
+        guard: None,
+        arguments: thread_arguments!("curthread"),
+        subject_task_argument: None,
+    },
+    StableProbe {
+        name: "tick",
+        source: RawTracepoint("hrtimer_expire_entry"),
+        guard: Some("(uintptr_t)((struct hrtimer *)arg0)->function == {tick_handler}"),
+        // The thread the tick interrupted.
+        arguments: thread_arguments!("curthread"),
+        subject_task_argument: None,
+    },
+    StableProbe {
+        name: "wakeup",
+        // sched_waking runs in the waker's context (sched_wakeup may run on the
+        // target CPU), as DTrace's wakeup does.
+        source: RawTracepoint("sched_waking"),
+        guard: None,
+        arguments: thread_arguments!("(struct task_struct *)arg0"),
+        subject_task_argument: None,
+    },
+];

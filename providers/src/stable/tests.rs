@@ -1,0 +1,133 @@
+//! Stable provider tables against a described kernel: which probes are listed, their
+//! argument types and derivations, and the reasons given for the ones this kernel
+//! cannot back.
+
+use super::*;
+use crate::provider::concrete_description;
+
+fn provider(name: &str, has_kprobes: bool) -> StableProvider {
+    let kprobes = if has_kprobes {
+        "/"
+    } else {
+        "/nonexistent/kprobe"
+    };
+    let sources = Arc::new(KernelProbeSources::new(
+        VMLINUX_FOR_TESTS,
+        "/proc/kallsyms",
+        kprobes,
+    ));
+    StableProvider::all(sources)
+        .into_iter()
+        .find(|provider| provider.name == name)
+        .unwrap()
+}
+
+/// This machine's BTF: the tests skip when it cannot be read.
+const VMLINUX_FOR_TESTS: &str = crate::btf_functions::VMLINUX_BTF_PATH;
+
+fn btf_readable() -> bool {
+    std::fs::metadata(VMLINUX_FOR_TESTS).is_ok()
+}
+
+#[test]
+fn every_proc_probe_is_listed_with_its_argument_types() {
+    if !btf_readable() {
+        eprintln!("skipped: no kernel BTF");
+        return;
+    }
+    let proc = provider("proc", false);
+    let probes = proc
+        .probes(&concrete_description("proc", "", "", ""))
+        .unwrap();
+    let names: Vec<&str> = probes
+        .iter()
+        .map(|probe| probe.description.name.as_str())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "create",
+            "exec",
+            "exec-failure",
+            "exec-success",
+            "exit",
+            "lwp-create",
+            "lwp-exit",
+            "lwp-start",
+            "signal-clear",
+            "signal-discard",
+            "signal-handle",
+            "signal-send",
+            "start"
+        ]
+    );
+    let create = &probes[0];
+    assert_eq!(create.description.to_string(), "proc:vmlinux::create");
+    assert_eq!(create.argument_types, ["psinfo_t *"]);
+    assert_eq!(
+        create.kind,
+        ProbeKind::RawTracepoint {
+            event: "sched_process_fork".to_string(),
+            argument_count: 2
+        }
+    );
+    let signal_send = probes
+        .iter()
+        .find(|p| p.description.name == "signal-send")
+        .unwrap();
+    assert_eq!(
+        signal_send.argument_types,
+        ["lwpsinfo_t *", "psinfo_t *", "int"]
+    );
+    let exec = probes
+        .iter()
+        .find(|p| p.description.name == "exec")
+        .unwrap();
+    assert_eq!(exec.argument_types, ["string"]);
+}
+
+#[test]
+fn probes_this_kernel_cannot_back_are_left_out_and_named_ones_say_why() {
+    if !btf_readable() {
+        eprintln!("skipped: no kernel BTF");
+        return;
+    }
+    let sched = provider("sched", false);
+    let names: Vec<String> = sched
+        .probes(&concrete_description("sched", "", "", "*"))
+        .unwrap()
+        .into_iter()
+        .map(|probe| probe.description.name)
+        .collect();
+    assert!(!names.iter().any(|name| name == "enqueue"), "{names:?}");
+    assert!(names.iter().any(|name| name == "off-cpu"), "{names:?}");
+    let error = sched
+        .probes(&concrete_description("sched", "", "", "enqueue"))
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "probe sched:vmlinux::enqueue is not available: it needs kprobes or fentry, which this kernel refuses"
+    );
+    let with_kprobes = provider("sched", true);
+    let enqueue = with_kprobes
+        .probes(&concrete_description("sched", "", "", "enqueue"))
+        .unwrap();
+    assert_eq!(
+        enqueue[0].kind,
+        ProbeKind::KernelFunction {
+            module: None,
+            function: "activate_task".to_string(),
+            is_return: false
+        }
+    );
+}
+
+#[test]
+fn only_descriptions_that_may_name_a_stable_probe_are_asked() {
+    let io = provider("io", false);
+    assert!(io.may_match(&concrete_description("io", "", "", "start")));
+    assert!(io.may_match(&concrete_description("", "vmlinux", "", "done")));
+    assert!(!io.may_match(&concrete_description("", "", "", "BEGIN")));
+    assert!(!io.may_match(&concrete_description("io", "", "read", "start")));
+    assert!(!io.may_match(&concrete_description("syscall", "", "", "")));
+}
