@@ -226,8 +226,11 @@ pub mod subroutine {
     /// Linux additions, numbered after the classic set.
     pub const D_PATH: u16 = 54;
     pub const LINK_NTOP: u16 = 55;
+    /// `__copyin_arguments(start, end)`: the current process's argument area, the NULs
+    /// between arguments turned into spaces (psinfo_t's `pr_psargs` in the D library).
+    pub const COPYIN_ARGUMENTS: u16 = 56;
     /// The highest valid subroutine number.
-    pub const MAX: u16 = 55;
+    pub const MAX: u16 = 56;
 
     /// Lower-case names, indexed by subroutine number.
     pub const NAMES: [&str; MAX as usize + 1] = [
@@ -287,6 +290,7 @@ pub mod subroutine {
         "strtoll",
         "d_path",
         "link_ntop",
+        "__copyin_arguments",
     ];
 
     /// The name of subroutine `number`, if it exists.

@@ -341,9 +341,10 @@ fn bad_variable_references() {
 #[test]
 fn subroutine_numbers() {
     check("call link_ntop, %r1\nret %r1", &[]);
+    check("call __copyin_arguments, %r1\nret %r1", &[]);
     check(
-        "call DIF_SUBR(56), %r1\nret %r1",
-        &["DIF offset 0: invalid subr 56 (call DIF_SUBR(56), %r1\t\t! unknown)"],
+        "call DIF_SUBR(57), %r1\nret %r1",
+        &["DIF offset 0: invalid subr 57 (call DIF_SUBR(57), %r1\t\t! unknown)"],
     );
 }
 

@@ -206,6 +206,38 @@ pub fn basename_or_dirname(s: &[u8], dirname: bool, strsize: usize) -> Vec<u8> {
         .collect()
 }
 
+/// `__copyin_arguments()`'s text from a process's argument area (NUL-terminated
+/// arguments one after another, possibly cut short): each NUL followed by more text
+/// becomes a space, and the text ends at the first NUL that is not.
+pub fn process_arguments(area: &[u8]) -> Vec<u8> {
+    let mut text = area.to_vec();
+    for index in 0..text.len().saturating_sub(1) {
+        if text[index] == 0 && text[index + 1] != 0 {
+            text[index] = b' ';
+        }
+    }
+    let end = text
+        .iter()
+        .position(|&byte| byte == 0)
+        .unwrap_or(text.len());
+    text.truncate(end);
+    text
+}
+
+#[cfg(test)]
+mod process_arguments_tests {
+    use super::process_arguments;
+
+    #[test]
+    fn nuls_between_arguments_become_spaces() {
+        assert_eq!(process_arguments(b"ls\0/\0"), b"ls /");
+        assert_eq!(process_arguments(b"sh\0-c\0echo hi\0"), b"sh -c echo hi");
+        assert_eq!(process_arguments(b"cut sh"), b"cut sh");
+        assert_eq!(process_arguments(b"a\0\0b"), b"a");
+        assert_eq!(process_arguments(b""), b"");
+    }
+}
+
 /// `cleanpath(s)`, ported from classic DTrace: removes `//` and `/./`, and resolves `/../`
 /// by backing up to the previous slash (textually, so `a/..` stays `a`).
 pub fn cleanpath(s: &[u8], strsize: usize) -> Vec<u8> {

@@ -133,6 +133,19 @@ fn call(machine: &mut Machine<'_>, number: u16) -> Result<Option<u64>, RuntimeFa
             let string = machine.read_string(arguments.get(0)?)?;
             machine.allocate_string(&strings::cleanpath(&string, strsize))?
         }
+        subroutine::COPYIN_ARGUMENTS => {
+            let (start, end) = (arguments.get(0)?, arguments.get(1)?);
+            let length = end.saturating_sub(start).min(strsize as u64 - 1) as usize;
+            let mut area = vec![0; length];
+            // An empty range reads nothing, so it cannot fault.
+            if length > 0 {
+                machine
+                    .state
+                    .memory
+                    .read(machine.context, start, &mut area, Access::User)?;
+            }
+            machine.allocate_string(&strings::process_arguments(&area))?
+        }
         subroutine::TOUPPER | subroutine::TOLOWER => {
             let mut string = machine.read_string(arguments.get(0)?)?;
             if number == subroutine::TOUPPER {

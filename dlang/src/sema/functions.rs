@@ -103,6 +103,12 @@ use FunctionKind::{Action, Aggregating, Subroutine};
 
 /// Every function: name, kind, prototype.
 const FUNCTIONS: &[(&str, FunctionKind, &str)] = &[
+    // The D library's own (procfs.d's pr_psargs); `_` sorts before the letters.
+    (
+        "__copyin_arguments",
+        Subroutine(subr::COPYIN_ARGUMENTS),
+        "string(uintptr_t, uintptr_t)",
+    ),
     ("alloca", Subroutine(subr::ALLOCA), "void *(size_t)"),
     ("avg", Aggregating(G::Avg), "void(@)"),
     (

@@ -1,5 +1,5 @@
 //! String subroutines that walk a string byte by byte: `toupper`, `tolower`, `strchr`,
-//! `strrchr` and `lltostr`, as bounded eBPF loops over the work area's string buffer 0.
+//! `strrchr`, `lltostr` and `__copyin_arguments`, as bounded eBPF loops over the work area's string buffer 0.
 //!
 //! The loops are shaped for the kernel's verifier, which follows every iteration: the
 //! bound is a constant (strsize, or 64 digits), the data-dependent exit tests a freshly
@@ -13,12 +13,12 @@ use difvm::object::FaultCode;
 
 use super::code::{invert, FaultSite, FaultValue, ProgramCode};
 use super::memory::ScratchSize;
-use super::memory::{allocate_scratch, scratch_address};
+use super::memory::{allocate_scratch, read_or_fault, scratch_address, Access};
 use super::registers::{SAVED_1, SPILL_0, SPILL_1, SPILL_2, STATE};
 use super::strings::{string_buffer, string_into_buffer};
 use super::translation_context::StatementContext;
 use crate::ebpf::{AluOp, Helper, Insn, JmpOp, Label, MemSize, Reg};
-use crate::map_layout::ProgramLayout;
+use crate::map_layout::{string_buffer_stride, ProgramLayout};
 
 /// Bytes of string buffer 0 `lltostr` builds its text in, backwards from this offset.
 const DIGITS_END: u32 = 80;
@@ -145,6 +145,45 @@ pub fn change_case(
     code.load_constant(Reg::R0, buffer as u64);
     code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_1));
     work_area_to_scratch_string(code, cx, SPILL_1, SPILL_0, site);
+}
+
+/// `__copyin_arguments(start, end)` with `start` in SAVED_1 and `end` in the stack slot
+/// `SPILL_1`: the current process's argument area [start, end), at most strsize − 1
+/// bytes of it, each NUL followed by more text turned into a space; r0 = the scratch
+/// string. A bad address faults as `copyin()`'s does.
+pub fn process_arguments(code: &mut ProgramCode, cx: &StatementContext<'_>, site: FaultSite) {
+    let strsize = cx.layout().options.strsize;
+    let buffer = string_buffer(cx.layout(), 0);
+    code.zero_fill(STATE, buffer, string_buffer_stride(strsize));
+    let (empty, bounded) = (code.label(), code.label());
+    code.emit(Insn::ldx_mem(MemSize::DW, Reg::R2, Reg::FP, SPILL_1));
+    code.alu_reg(AluOp::Sub, Reg::R2, SAVED_1);
+    code.asm.jmp_imm_to(JmpOp::Sle, Reg::R2, 0, empty);
+    code.load_constant(Reg::R3, u64::from(strsize) - 1);
+    code.asm.jmp_reg_to(JmpOp::Le, Reg::R2, Reg::R3, bounded);
+    code.emit(Insn::mov64_reg(Reg::R2, Reg::R3));
+    code.bind(bounded);
+    code.emit(Insn::mov64_reg(Reg::R1, STATE));
+    code.alu_imm(AluOp::Add, Reg::R1, buffer as i32);
+    code.emit(Insn::mov64_reg(Reg::R3, SAVED_1));
+    read_or_fault(code, cx, Access::User, SAVED_1, site);
+    code.bind(empty);
+    let buffer = buffer as i16;
+    // The buffer is zero-filled past what was read, so the NUL that ends the last
+    // argument, followed by zeros, stays and ends the text.
+    byte_loop(code, strsize - 1, |code, _| {
+        let keep = code.label();
+        code.emit(Insn::ldx_mem(MemSize::B, Reg::R4, Reg::R3, buffer));
+        code.asm.jmp_imm_to(JmpOp::Ne, Reg::R4, 0, keep);
+        code.emit(Insn::ldx_mem(MemSize::B, Reg::R5, Reg::R3, buffer + 1));
+        code.asm.jmp_imm_to(JmpOp::Eq, Reg::R5, 0, keep);
+        code.emit(Insn::mov64_imm(Reg::R4, i32::from(b' ')));
+        code.emit(Insn::stx_mem(MemSize::B, Reg::R3, Reg::R4, buffer));
+        code.bind(keep);
+    });
+    code.load_constant(Reg::R0, buffer as u64);
+    code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_0));
+    work_area_text_to_scratch(code, cx, SPILL_0, site);
 }
 
 /// `strchr(s, c)` / `strrchr(s, c)` with `s` in r9 and `c` in the stack slot

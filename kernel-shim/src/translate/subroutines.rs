@@ -26,7 +26,8 @@ use super::speculation::allocate_speculation;
 use super::string_search::search_string;
 use super::string_search::Search;
 use super::string_subroutines::{
-    change_case, find_character, integer_to_string, path_component, string_to_integer, substring,
+    change_case, find_character, integer_to_string, path_component, process_arguments,
+    string_to_integer, substring,
 };
 use super::strings::{join_strings, string_length};
 use super::tokens::tokenize;
@@ -79,7 +80,8 @@ pub fn call_subroutine(
         | subroutine::RINDEX
         | subroutine::STRTOK
         | subroutine::INET_NTOP
-        | subroutine::LINK_NTOP => 2,
+        | subroutine::LINK_NTOP
+        | subroutine::COPYIN_ARGUMENTS => 2,
         subroutine::BCOPY | subroutine::COPYINTO => 3,
         _ => 1,
     };
@@ -222,6 +224,12 @@ fn call_string_subroutine(
                 super::registers::SPILL_3,
             ));
             join_strings(code, cx, SPILL_2, super::registers::SPILL_3, site);
+        }
+        subroutine::COPYIN_ARGUMENTS => {
+            argument(code, cx.layout(), Reg::R0, 1);
+            code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_1));
+            argument(code, cx.layout(), SAVED_1, 0);
+            process_arguments(code, cx, site);
         }
         subroutine::TOUPPER | subroutine::TOLOWER => {
             argument(code, cx.layout(), SAVED_1, 0);
