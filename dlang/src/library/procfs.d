@@ -36,7 +36,8 @@ inline int CLD_CONTINUED = 6;
  * The process and thread descriptions of DTrace's procfs.d, translated from the
  * kernel's struct task_struct. Members Linux has no source for are left out of the
  * translators, so using one is a compile error ("translator does not define conversion
- * for member"). Task states are the kernel's bits (TASK_INTERRUPTIBLE 0x1,
+ * for member"). A member defined twice has one definition per kernel version's
+ * structures: the first the running kernel's types accept is used. Task states are the kernel's bits (TASK_INTERRUPTIBLE 0x1,
  * TASK_UNINTERRUPTIBLE 0x2, __TASK_STOPPED 0x4, __TASK_TRACED 0x8, TASK_DEAD 0x80,
  * TASK_WAKEKILL 0x100, TASK_WAKING 0x200; exit_state EXIT_DEAD 0x10, EXIT_ZOMBIE 0x20).
  */
@@ -135,9 +136,14 @@ translator psinfo_t < struct task_struct *T > {
 	pr_egid = T->cred->egid.val;
 	pr_addr = (uintptr_t)T;
 	pr_size = T->mm == NULL ? 0 : T->mm->total_vm * 4;
+	/* Files, anonymous memory and shared memory (MM_FILEPAGES, MM_ANONPAGES,
+	 * MM_SHMEMPAGES): per-CPU counters since 6.2, atomic counters before. */
 	pr_rssize = T->mm == NULL ? 0 :
 	    (T->mm->rss_stat[0].count + T->mm->rss_stat[1].count +
 	    T->mm->rss_stat[3].count) * 4;
+	pr_rssize = T->mm == NULL ? 0 :
+	    (T->mm->rss_stat.count[0].counter + T->mm->rss_stat.count[1].counter +
+	    T->mm->rss_stat.count[3].counter) * 4;
 	pr_pad1 = 0;
 	pr_ttydev = T->signal->tty == NULL ? (struct tty_struct *)-1 : T->signal->tty;
 	pr_pctcpu = 0;

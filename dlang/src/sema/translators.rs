@@ -239,18 +239,34 @@ impl Analyzer<'_> {
             ));
         };
         let translator = self.translators[index].clone();
-        let Some((_, expr)) = translator.members.iter().find(|(name, _)| name == member) else {
+        // A library translator may define a member more than once, once per kernel
+        // version's structures (`rss_stat` became an array of per-CPU counters in
+        // 6.2): the first definition this kernel's types accept is the member's.
+        let (input, hoisting) = self.hoisted_translator_input(input)?;
+        let mut result: Option<SemaResult<TypedExpr>> = None;
+        for (_, expr) in translator.members.iter().filter(|(name, _)| name == member) {
+            let mut bindings = HashMap::new();
+            bindings.insert(translator.parameter.clone(), input.clone());
+            self.inline_parameters.push(bindings);
+            let attempt = self.expression(expr);
+            self.inline_parameters.pop();
+            let accepted = attempt.is_ok();
+            // The first definition's error is the one reported when none is accepted.
+            if accepted || result.is_none() {
+                result = Some(attempt);
+            }
+            if accepted {
+                break;
+            }
+        }
+        let Some(result) = result else {
             return Err(error(
                 ErrorTag::D_XLATE_NOCONV,
                 span,
                 format!("translator does not define conversion for member: {member}"),
             ));
         };
-        let (input, hoisting) = self.hoisted_translator_input(input)?;
-        let mut bindings = HashMap::new();
-        bindings.insert(translator.parameter.clone(), input);
-        self.inline_parameters.push(bindings);
-        let result = self.expression(expr).map(|value| match hoisting {
+        let result = result.map(|value| match hoisting {
             Some(assignment) => TypedExpr {
                 ty: value.ty,
                 span: value.span.clone(),
@@ -261,7 +277,6 @@ impl Analyzer<'_> {
             },
             None => value,
         });
-        self.inline_parameters.pop();
         let value = result.map_err(|diagnostic| match translator.library_file {
             Some(_) if self.types.kernel_module().is_none() => error(
                 diagnostic.tag,

@@ -184,8 +184,17 @@ pub fn run_probe(text: &str, probe: u32, arguments: &[u64]) -> RunResult {
 
 /// Runs a compiled program, firing each probe of `firings` with its arguments.
 pub fn run_firings(program: CompiledProgram, firings: &[(u32, Vec<u64>)]) -> RunResult {
-    let catalog = catalog();
-    let enabled = enable(&program, &catalog);
+    run_firings_in(program, &catalog(), firings)
+}
+
+/// Runs a program compiled against `catalog`, firing each probe of `firings` with its
+/// arguments.
+pub fn run_firings_in(
+    program: CompiledProgram,
+    catalog: &dyn ProbeCatalog,
+    firings: &[(u32, Vec<u64>)],
+) -> RunResult {
+    let enabled = enable(&program, catalog);
     let mut engine = Engine::new(program.clone(), enabled.clone(), EngineOptions::default())
         .expect("engine accepts program");
     let mut result = RunResult::default();
