@@ -285,8 +285,18 @@ mod tests {
     }
 
     /// The inlines that read the kernel's structures, which need its types (the
-    /// tests of `tests/stable_library.rs` compile them against this machine's BTF).
-    const KERNEL_INLINES: &[&str] = &["curpsinfo", "curlwpsinfo", "cwd", "root", "fds"];
+    /// tests of `tests/stable_library.rs` compile them against this machine's BTF, and
+    /// `tests/network_providers_live.rs` the tcp.d ones through tcpsinfo_t's members).
+    const KERNEL_INLINES: &[&str] = &[
+        "curpsinfo",
+        "curlwpsinfo",
+        "cwd",
+        "root",
+        "fds",
+        "__dtrace_tcp_socket_has_ends",
+        "__dtrace_tcp_ipv6",
+        "__dtrace_tcp_full_socket",
+    ];
 
     /// Every other inline of every file parses, type-checks and can be used in a
     /// program; only `NULL` survives `-x nolibs`.
