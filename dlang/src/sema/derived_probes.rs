@@ -148,7 +148,13 @@ impl Analyzer<'_> {
             return Ok(None);
         };
         let int64 = self.types.well_known().int64_t;
-        let Some(argument) = derivation.arguments.get(index) else {
+        // An argument beyond the probe's, or one that is `void` (tcp:::state-change's
+        // packet arguments), reads 0.
+        let Some(argument) = derivation
+            .arguments
+            .get(index)
+            .filter(|argument| argument.native_type != "void")
+        else {
             return Ok(Some(self.constant(0, int64, span)));
         };
         let value = self.native_argument(argument, span)?;

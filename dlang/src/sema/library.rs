@@ -1,6 +1,6 @@
 //! DTrace's system D library, built in: the inline constants that dtrace(1) loads from
 //! `/usr/lib/dtrace` for every program (`errno.d`, `signal.d`, `regs.d`, `unistd.d`,
-//! `procfs.d`, `sched.d`, `io.d`, `net.d`, `ip.d`, `tcp.d`, `lockstat.d`), so that
+//! `procfs.d`, `sched.d`, `io.d`, `net.d`, `ip.d`, `tcp.d`, `udp.d`, `lockstat.d`), so that
 //! programs can say `errno == ENOENT`, `raise(SIGUSR1)`, `uregs[R_PC]` or
 //! `args[0]->b_flags & B_READ` without an `#include`. `-x nolibs` leaves them out, but
 //! not `null.d`: `NULL` belongs to the language, as in C, so it is always there.
@@ -34,6 +34,7 @@ const SYSTEM_LIBRARY: &[(&str, &str)] = &[
     ("net.d", include_str!("../library/net.d")),
     ("ip.d", include_str!("../library/ip.d")),
     ("tcp.d", include_str!("../library/tcp.d")),
+    ("udp.d", include_str!("../library/udp.d")),
     ("lockstat.d", include_str!("../library/lockstat.d")),
 ];
 
@@ -284,8 +285,18 @@ mod tests {
     }
 
     /// The inlines that read the kernel's structures, which need its types (the
-    /// tests of `tests/stable_library.rs` compile them against this machine's BTF).
-    const KERNEL_INLINES: &[&str] = &["curpsinfo", "curlwpsinfo", "cwd", "root", "fds"];
+    /// tests of `tests/stable_library.rs` compile them against this machine's BTF, and
+    /// `tests/network_providers_live.rs` the tcp.d ones through tcpsinfo_t's members).
+    const KERNEL_INLINES: &[&str] = &[
+        "curpsinfo",
+        "curlwpsinfo",
+        "cwd",
+        "root",
+        "fds",
+        "__dtrace_tcp_socket_has_ends",
+        "__dtrace_tcp_ipv6",
+        "__dtrace_tcp_full_socket",
+    ];
 
     /// Every other inline of every file parses, type-checks and can be used in a
     /// program; only `NULL` survives `-x nolibs`.

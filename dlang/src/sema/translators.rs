@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use super::derived_probes::is_arguments_array;
-use super::ir::TypedExpr;
+use super::ir::{LValue, TypedExpr, TypedExprKind};
 use super::{error, Analyzer, SemaResult, TranslatorInfo};
 use crate::ast::{Expr, ExprKind, TranslatorDefinition, TypeName};
 use crate::diagnostics::{ErrorTag, Span};
@@ -242,6 +242,7 @@ impl Analyzer<'_> {
         // A library translator may define a member more than once, once per kernel
         // version's structures (`rss_stat` became an array of per-CPU counters in
         // 6.2): the first definition this kernel's types accept is the member's.
+        let (input, hoisting) = self.hoisted_translator_input(input)?;
         let mut result: Option<SemaResult<TypedExpr>> = None;
         for (_, expr) in translator.members.iter().filter(|(name, _)| name == member) {
             let mut bindings = HashMap::new();
@@ -265,6 +266,17 @@ impl Analyzer<'_> {
                 format!("translator does not define conversion for member: {member}"),
             ));
         };
+        let result = result.map(|value| match hoisting {
+            Some(assignment) => TypedExpr {
+                ty: value.ty,
+                span: value.span.clone(),
+                kind: TypedExprKind::Comma {
+                    left: Box::new(assignment),
+                    right: Box::new(value),
+                },
+            },
+            None => value,
+        });
         let value = result.map_err(|diagnostic| match translator.library_file {
             Some(_) if self.types.kernel_module().is_none() => error(
                 diagnostic.tag,
@@ -292,11 +304,61 @@ impl Analyzer<'_> {
         })
     }
 
+    /// The value a translator's parameter stands for in its member's expression: an
+    /// input that is more than a constant or a variable (a derived probe's `args[N]`
+    /// reads kernel memory to find its native value) is computed once, into a hidden
+    /// clause-local, rather than once per use of the parameter; with the assignment
+    /// that must come first.
+    fn hoisted_translator_input(
+        &mut self,
+        input: TypedExpr,
+    ) -> SemaResult<(TypedExpr, Option<TypedExpr>)> {
+        let is_cheap = matches!(
+            input.kind,
+            TypedExprKind::Integer(_) | TypedExprKind::Variable(_)
+        );
+        let is_scalar = self.types.is_integer(input.ty) || self.types.is_pointer(input.ty);
+        if is_cheap || !is_scalar {
+            return Ok((input, None));
+        }
+        let variable = self.hidden_clause_local("translated")?;
+        self.variables.get_mut(variable).ty = Some(input.ty);
+        let read = TypedExpr {
+            kind: TypedExprKind::Variable(variable),
+            ty: input.ty,
+            span: input.span.clone(),
+        };
+        let assignment = TypedExpr {
+            ty: input.ty,
+            span: input.span.clone(),
+            kind: TypedExprKind::Assign {
+                target: LValue::Variable(variable),
+                value: Box::new(input),
+            },
+        };
+        Ok((read, Some(assignment)))
+    }
+
+    /// The translator to `output` for `value`: one whose input type is `value`'s own,
+    /// else the first whose input `value` is compatible with (dt_xlator_lookup's exact,
+    /// then fuzzy, match), so that a NULL `void_ip_t` does not pick a pointer's.
     pub(super) fn find_translator(&self, output: TypeId, value: &TypedExpr) -> Option<usize> {
-        self.translators.iter().position(|translator| {
-            self.types.same_type(translator.output, output)
-                && self.is_argument_compatible(translator.input, value)
-        })
+        let to_output = |index: &usize| {
+            self.types
+                .same_type(self.translators[*index].output, output)
+        };
+        let mut candidates = (0..self.translators.len()).filter(to_output);
+        candidates
+            .clone()
+            .find(|&index| {
+                self.types
+                    .same_type(self.translators[index].input, value.ty)
+            })
+            .or_else(|| {
+                candidates.find(|&index| {
+                    self.is_argument_compatible(self.translators[index].input, value)
+                })
+            })
     }
 
     pub(super) fn no_translator(

@@ -1,10 +1,10 @@
-//! The stable providers — `proc`, `sched`, `io` — whose probes DTrace scripts rely on
+//! The stable providers — `proc`, `sched`, `io`, `ip`, `tcp`, `udp` — whose probes DTrace scripts rely on
 //! across kernels. Each probe is built on a probe this kernel has (a raw tracepoint
 //! wherever one fires at the right moment, a system call probe, or, for the few that
 //! no tracepoint can back, a kernel function where kprobes exist) and is described by
 //! a table row: the underlying probe, a guard, and its arguments as D over the
 //! underlying probe's arguments (`difvm::probe_derivation`), which the compiler applies
-//! with the D library's translators (`psinfo_t`, `bufinfo_t`, …).
+//! with the D library's translators (`psinfo_t`, `bufinfo_t`, `tcpsinfo_t`, …).
 //!
 //! A probe whose underlying probe this kernel lacks is not listed; naming it exactly
 //! gives the reason. Probes are named `PROVIDER:vmlinux::NAME`, as Oracle's DTrace for
@@ -12,6 +12,7 @@
 
 mod io_probes;
 mod kernel_sources;
+mod network_probes;
 mod proc_probes;
 mod sched_probes;
 
@@ -59,6 +60,10 @@ pub(crate) enum Translation {
     To(&'static str),
     /// The user-space string the native value points at.
     UserString,
+    /// Not one of the probe's documented `args[]` (not listed): a value the library's
+    /// translators read as `argN` (the tcp provider's TCP state and direction).
+    /// Hidden arguments come after the documented ones.
+    Hidden,
 }
 
 /// What a stable probe is built on.
@@ -89,6 +94,9 @@ impl StableProvider {
             ("proc", proc_probes::PROC_PROBES),
             ("sched", sched_probes::SCHED_PROBES),
             ("io", io_probes::IO_PROBES),
+            ("ip", network_probes::IP_PROBES),
+            ("tcp", network_probes::TCP_PROBES),
+            ("udp", network_probes::UDP_PROBES),
         ]
         .into_iter()
         .map(|(name, probes)| StableProvider {
@@ -120,10 +128,12 @@ impl StableProvider {
             concrete_description(self.name, STABLE_MODULE, "", probe.name),
             kind,
         );
-        entry.argument_types = derivation
+        entry.argument_types = probe
             .arguments
             .iter()
-            .map(|argument| argument.argument_type().to_string())
+            .zip(&derivation.arguments)
+            .filter(|(argument, _)| !matches!(argument.translation, Translation::Hidden))
+            .map(|(_, argument)| argument.argument_type().to_string())
             .collect();
         entry.derivation = Some(Arc::new(derivation));
         Ok(entry)
@@ -175,7 +185,7 @@ fn derived_argument(argument: &StableArgument) -> DerivedArgument {
         native_type: argument.native_type.to_string(),
         value: argument.value.to_string(),
         translation: match argument.translation {
-            Translation::Native => ArgumentTranslation::Native,
+            Translation::Native | Translation::Hidden => ArgumentTranslation::Native,
             Translation::To(ty) => ArgumentTranslation::Translated(ty.to_string()),
             Translation::UserString => ArgumentTranslation::UserString,
         },

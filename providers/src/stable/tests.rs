@@ -131,3 +131,57 @@ fn only_descriptions_that_may_name_a_stable_probe_are_asked() {
     assert!(!io.may_match(&concrete_description("io", "", "read", "start")));
     assert!(!io.may_match(&concrete_description("syscall", "", "", "")));
 }
+
+#[test]
+fn network_probes_are_listed_without_their_hidden_arguments() {
+    if !btf_readable() {
+        eprintln!("skipped: no kernel BTF");
+        return;
+    }
+    let tcp = provider("tcp", false);
+    let probes = tcp
+        .probes(&concrete_description("tcp", "", "", ""))
+        .unwrap();
+    let names: Vec<&str> = probes
+        .iter()
+        .map(|probe| probe.description.name.as_str())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "accept-established",
+            "accept-refused",
+            "connect-established",
+            "connect-refused",
+            "connect-request",
+            "receive",
+            "send",
+            "state-change"
+        ]
+    );
+    let send = probes
+        .iter()
+        .find(|p| p.description.name == "send")
+        .unwrap();
+    assert_eq!(
+        send.argument_types,
+        [
+            "pktinfo_t *",
+            "csinfo_t *",
+            "ipinfo_t *",
+            "tcpsinfo_t *",
+            "tcpinfo_t *"
+        ]
+    );
+    // The TCP state and direction the library's tcpsinfo_t reads are arg6 and arg7.
+    let derivation = send.derivation.as_ref().unwrap();
+    assert_eq!(derivation.arguments.len(), 8);
+    assert_eq!(derivation.arguments[7].value, "0");
+    for (name, count) in [("ip", 2), ("udp", 2)] {
+        let provider = provider(name, false);
+        let probes = provider
+            .probes(&concrete_description(name, "", "", ""))
+            .unwrap();
+        assert_eq!(probes.len(), count, "{name}");
+    }
+}
