@@ -483,10 +483,14 @@ fn a_debian_6_1_guest_kernel_runs_fbt_probes_and_the_golden_corpus() {
         on_cpu.output.lines().any(|line| line == "on-cpu 1 1"),
         "{on_cpu:?}"
     );
+    // The stack is where the thread last blocked (the scheduler's own frames are left
+    // out by the kernel's unwinder), e.g. the pipe the forked child waits on before exec.
     assert!(
-        on_cpu.output.contains("vmlinux`schedule+")
-            || on_cpu.output.contains("vmlinux`__schedule+"),
-        "no scheduler frame in the stack of the thread switched in: {on_cpu:?}"
+        on_cpu
+            .output
+            .lines()
+            .any(|line| line.trim_start().starts_with("vmlinux`")),
+        "no kernel stack of the thread switched in: {on_cpu:?}"
     );
 }
 

@@ -12,7 +12,7 @@
 //! Refusals carry `D_VAR_UNSUP`, which nothing else in the analyzer raises, so that a
 //! translator member refused this way is reported as such (see `translators`).
 
-use difvm::isa::{builtin_array, builtin_variable, subroutine};
+use difvm::isa::{builtin_array, builtin_variable};
 
 use super::functions::ActionFunction;
 use super::{error, Analyzer, SemaResult};
@@ -21,13 +21,15 @@ use crate::diagnostics::{ErrorTag, Span};
 /// The tag of a refusal in a probe about another thread.
 pub(super) const SUBJECT_REFUSAL_TAG: ErrorTag = ErrorTag::D_VAR_UNSUP;
 
-/// Subroutines that read or write the current process's user memory.
-const USER_MEMORY_SUBROUTINES: &[u16] = &[
-    subroutine::COPYIN,
-    subroutine::COPYINSTR,
-    subroutine::COPYINTO,
-    subroutine::COPYOUT,
-    subroutine::COPYOUTSTR,
+/// Subroutines that read or write the current process's user memory, by name (the
+/// library's `__copyin_arguments`, behind `psinfo_t`'s `pr_psargs`, among them).
+const USER_MEMORY_SUBROUTINES: &[&str] = &[
+    "__copyin_arguments",
+    "copyin",
+    "copyinstr",
+    "copyinto",
+    "copyout",
+    "copyoutstr",
 ];
 
 impl Analyzer<'_> {
@@ -61,15 +63,10 @@ impl Analyzer<'_> {
         ))
     }
 
-    /// Refuses a call of subroutine `number` (named `name`) that cannot reach the
-    /// thread the clause's probe is about.
-    pub(super) fn check_subroutine_for_subject(
-        &self,
-        number: u16,
-        name: &str,
-        span: &Span,
-    ) -> SemaResult<()> {
-        if USER_MEMORY_SUBROUTINES.contains(&number) {
+    /// Refuses a call of subroutine `name` that cannot reach the thread the clause's
+    /// probe is about.
+    pub(super) fn check_subroutine_for_subject(&self, name: &str, span: &Span) -> SemaResult<()> {
+        if USER_MEMORY_SUBROUTINES.contains(&name) {
             return self.refuse_about_another_thread(&format!("{name}( )"), span);
         }
         Ok(())
