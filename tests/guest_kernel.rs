@@ -359,6 +359,12 @@ fn a_debian_6_1_guest_kernel_runs_fbt_probes_and_the_golden_corpus() {
          printf(\"variables %d %d %d\\n\", `max_pfn > 0, max_pfn == `max_pfn, \
          `cpu_number == cpu); exit(0); }'"
             .to_string(),
+        // sched:::on-cpu about the thread switched in: its ids, and its kernel stack as it
+        // went off CPU (bpf_get_task_stack, which 6.1's verifier lets it reach).
+        format!(
+            "/dtrace -q -n 'sched:::on-cpu /pid == $target/ {{ \
+             printf(\"on-cpu %d %d\\n\", pid == $target, tid == pid); stack(); exit(0); }}' -c {dd}"
+        ),
     ];
     let command_lines: Vec<&str> = commands.iter().map(String::as_str).collect();
     let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
@@ -469,6 +475,22 @@ fn a_debian_6_1_guest_kernel_runs_fbt_probes_and_the_golden_corpus() {
             .lines()
             .any(|line| line == "variables 1 1 1"),
         "{variables:?}"
+    );
+
+    let on_cpu = &runs[9];
+    assert_eq!(on_cpu.status, Some(0), "{on_cpu:?}");
+    assert!(
+        on_cpu.output.lines().any(|line| line == "on-cpu 1 1"),
+        "{on_cpu:?}"
+    );
+    // The stack is where the thread last blocked (the scheduler's own frames are left
+    // out by the kernel's unwinder), e.g. the pipe the forked child waits on before exec.
+    assert!(
+        on_cpu
+            .output
+            .lines()
+            .any(|line| line.trim_start().starts_with("vmlinux`")),
+        "no kernel stack of the thread switched in: {on_cpu:?}"
     );
 }
 

@@ -17,7 +17,7 @@ use difvm::engine::{AggregationEntry, BufferPolicy, DropCounters, EngineOptions}
 use difvm::object::EnabledProbe;
 use difvm::verify::VerifiedProgram;
 use kernel_shim::map_layout::kernel_offsets_for;
-use kernel_shim::runtime::{RuntimeOptions, RuntimeSession};
+use kernel_shim::runtime::{ProbePlan, RuntimeOptions, RuntimeSession};
 use kernel_shim::sys::{check_bpf_access, online_cpus, BpfAccessError};
 use providers::attachment::plan_enabled_probes;
 use providers::provider::ProbeEntry;
@@ -78,10 +78,22 @@ impl std::fmt::Debug for KernelEngine {
 }
 
 /// `runtime` with the kernel facts from BTF that `program` needs (`task_struct` offsets,
-/// the per-CPU area's), read only for a program that needs them.
-fn with_kernel_offsets(program: &VerifiedProgram, runtime: &RuntimeOptions) -> RuntimeOptions {
+/// the per-CPU area's), read only for a program that needs them; a probe of `plans`
+/// about another thread than the one it fires in (`sched:::on-cpu`) reads its thread's
+/// built-ins through `task_struct` offsets.
+fn with_kernel_offsets(
+    program: &VerifiedProgram,
+    plans: &[ProbePlan],
+    runtime: &RuntimeOptions,
+) -> RuntimeOptions {
     let mut runtime = runtime.clone();
-    let (task_offsets, per_cpu_base) = kernel_offsets_for(program.program());
+    let about_other_threads = plans.iter().any(|plan| {
+        plan.instrumentation
+            .context()
+            .subject_task_argument()
+            .is_some()
+    });
+    let (task_offsets, per_cpu_base) = kernel_offsets_for(program.program(), about_other_threads);
     runtime.layout.task_offsets = runtime.layout.task_offsets.or(task_offsets);
     runtime.layout.per_cpu_base = runtime.layout.per_cpu_base.or(per_cpu_base);
     runtime
@@ -116,7 +128,7 @@ impl KernelEngine {
         runtime: &RuntimeOptions,
     ) -> Result<KernelEngine, String> {
         let plans = plan_enabled_probes(enabled_probes, probes)?;
-        let runtime = &with_kernel_offsets(program, runtime);
+        let runtime = &with_kernel_offsets(program, &plans, runtime);
         let session =
             RuntimeSession::new(program, enabled_probes, &plans, runtime).map_err(|error| {
                 let log = error.verifier_log();

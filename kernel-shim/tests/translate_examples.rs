@@ -130,7 +130,10 @@ fn load_every_probe(
         if probe_id == PROBE_ID_ERROR {
             continue;
         }
-        let context = ContextKind::RawTracepoint { argument_count: 6 };
+        let context = ContextKind::RawTracepoint {
+            argument_count: 6,
+            subject_task_argument: None,
+        };
         let translated =
             match translate_probe(&layout, &fds, probe_id, &enabled, &verified, &context) {
                 Ok(translated) => translated,

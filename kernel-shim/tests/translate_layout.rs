@@ -96,7 +96,10 @@ fn translate(text: &str) -> Result<TranslatedProgram, TranslateError> {
         100,
         &enabled(),
         &verified,
-        &ContextKind::RawTracepoint { argument_count: 2 },
+        &ContextKind::RawTracepoint {
+            argument_count: 2,
+            subject_task_argument: None,
+        },
     )
 }
 
@@ -121,7 +124,10 @@ fn translate_instructions_with(
         100,
         &enabled(),
         &verified,
-        &ContextKind::RawTracepoint { argument_count: 2 },
+        &ContextKind::RawTracepoint {
+            argument_count: 2,
+            subject_task_argument: None,
+        },
     )
     .map(|instructions| instructions.len())
 }
@@ -308,11 +314,20 @@ fn vtimestamp_needs_its_map_and_the_task_offsets() {
             tgid: 2100,
             sum_exec_runtime: 300,
             start_time: 2400,
+            pid: 2096,
+            comm: 3000,
+            cred: 2900,
+            cred_uid: 4,
+            cred_gid: 8,
+            run_queue_current: None,
         }),
         ..LayoutOptions::default()
     };
     let (verified, layout) = laid_out(read, &options);
-    let context = ContextKind::RawTracepoint { argument_count: 2 };
+    let context = ContextKind::RawTracepoint {
+        argument_count: 2,
+        subject_task_argument: None,
+    };
     assert!(translate_probe(&layout, &fds(), 100, &enabled(), &verified, &context).is_ok());
     assert!(vtimestamp_tracker(&layout, &fds()).is_ok());
     let without_map = MapFds {

@@ -43,7 +43,10 @@ fn twelve_raw_tracepoint_arguments_are_read() {
     let mut kernel = load_kernel_with(
         &program,
         &options(),
-        &ContextKind::RawTracepoint { argument_count: 12 },
+        &ContextKind::RawTracepoint {
+            argument_count: 12,
+            subject_task_argument: None,
+        },
     );
     pin_to_cpu_zero();
     let mut context = [0u8; 96];

@@ -247,7 +247,10 @@ fn register_reads_load_for_every_context() {
         ContextKind::DtraceMarker,
         ContextKind::Tracepoint { fields: Vec::new() },
         ContextKind::SyscallEntry { syscall: None },
-        ContextKind::RawTracepoint { argument_count: 2 },
+        ContextKind::RawTracepoint {
+            argument_count: 2,
+            subject_task_argument: None,
+        },
     ] {
         translate_common::load_kernel_with(&program, &translate_common::options(), &context);
     }

@@ -45,6 +45,14 @@ pub fn probe_plan(probe: &ProbeEntry) -> Result<Option<ProbePlan>, String> {
     let targets = |context: ContextKind, targets: Vec<AttachTarget>| {
         ProbeInstrumentation::Targets { context, targets }
     };
+    if let Some(argument) = subject_task_argument(probe) {
+        if !matches!(probe.kind, ProbeKind::RawTracepoint { argument_count, .. } if argument < argument_count.min(10))
+        {
+            return Err(format!(
+                "{name}: the thread it is about (argument {argument}) is not an argument of a raw tracepoint"
+            ));
+        }
+    }
     let instrumentation = match &probe.kind {
         ProbeKind::Dtrace(DtraceProbe::Begin) => ProbeInstrumentation::Marker(Marker::Begin),
         ProbeKind::Dtrace(DtraceProbe::End) => ProbeInstrumentation::Marker(Marker::End),
@@ -98,6 +106,10 @@ pub fn probe_plan(probe: &ProbeEntry) -> Result<Option<ProbePlan>, String> {
         } => targets(
             ContextKind::RawTracepoint {
                 argument_count: *argument_count,
+                // A stable probe about another thread than the one its tracepoint runs
+                // in (`sched:::on-cpu`) reads that thread's built-ins from the task
+                // in this argument.
+                subject_task_argument: subject_task_argument(probe),
             },
             vec![AttachTarget::RawTracepoint {
                 name: event.clone(),
@@ -141,6 +153,15 @@ pub fn probe_plan(probe: &ProbeEntry) -> Result<Option<ProbePlan>, String> {
         name,
         instrumentation,
     }))
+}
+
+/// The underlying argument holding the task a derived probe is about, when that is not
+/// the thread its underlying probe fires in.
+fn subject_task_argument(probe: &ProbeEntry) -> Option<u8> {
+    probe
+        .derivation
+        .as_ref()
+        .and_then(|derivation| derivation.subject_task_argument)
 }
 
 /// The arguments of a tracepoint program: every field of the event after the common

@@ -142,7 +142,10 @@ fn a_raw_tracepoint_is_planned_as_a_raw_tracepoint_program() {
     assert_eq!(
         plan.instrumentation,
         ProbeInstrumentation::Targets {
-            context: ContextKind::RawTracepoint { argument_count: 12 },
+            context: ContextKind::RawTracepoint {
+                argument_count: 12,
+                subject_task_argument: None,
+            },
             targets: vec![AttachTarget::RawTracepoint {
                 name: "sched_wakeup".to_string()
             }],

@@ -389,6 +389,7 @@ impl Analyzer<'_> {
                     });
                 }
                 VariableShape::BuiltinArray { array } => {
+                    self.check_builtin_array_for_subject(array, span)?;
                     let index = self.single_index(keys, span)?;
                     let ty = self.builtin_array_element_type(array, &index, span)?;
                     return Ok(Place::BuiltinArray { array, index, ty });

@@ -105,6 +105,7 @@ impl Analyzer<'_> {
         span: &Span,
     ) -> SemaResult<(TypedAction, ActionClass)> {
         use ActionFunction as A;
+        self.check_action_for_subject(function, span)?;
         let name = action_name(function);
         let record = ActionClass::DataRecording;
         match function {
@@ -412,6 +413,7 @@ impl Analyzer<'_> {
         arguments: &[Expr],
         span: &Span,
     ) -> SemaResult<Capture> {
+        self.check_action_for_subject(function, span)?;
         let name = action_name(function);
         let mut constants = Vec::new();
         for argument in arguments {

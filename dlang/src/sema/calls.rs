@@ -64,6 +64,7 @@ impl Analyzer<'_> {
                 format!("{} {name}( ) may not be called from a D expression (D program context required)", kind.kind_name()),
             ));
         };
+        self.check_subroutine_for_subject(&name, span)?;
         let prototype = functions::parse_prototype(&mut self.types, prototype_text);
         let values = self.checked_arguments(&name, &prototype, arguments, span)?;
         if number == subroutine::ALLOCA {

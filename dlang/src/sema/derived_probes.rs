@@ -76,7 +76,7 @@ const DERIVATION_INLINE: &str = "__dtrace_derivation";
 
 impl Analyzer<'_> {
     /// The derivation of the probes the clause being analysed enables, if derived.
-    fn current_derivation(&self) -> Option<Arc<ProbeDerivation>> {
+    pub(super) fn current_derivation(&self) -> Option<Arc<ProbeDerivation>> {
         self.clause.as_ref()?.derivation.clone()
     }
 

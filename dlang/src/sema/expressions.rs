@@ -8,7 +8,7 @@ use difvm::isa::subroutine;
 
 use super::functions::{self, FunctionKind};
 use super::ir::{Arithmetic, Comparison, ComparisonKind, TypedExpr, TypedExprKind, Unary};
-use super::variables::VariableShape;
+use super::variables::{VariableScope, VariableShape};
 use super::{constants, error, Analyzer, InlineInfo, SemaResult};
 use crate::ast::{Expr, ExprKind, UnaryOperator};
 use crate::diagnostics::{ErrorTag, Span};
@@ -131,6 +131,10 @@ impl Analyzer<'_> {
             return self.expand_inline(&inline, &[], span);
         }
         if let Some(id) = self.variables.global(name) {
+            let variable = self.variables.get(id);
+            if variable.scope == VariableScope::Builtin {
+                self.check_builtin_for_subject(variable.dif_id, name, span)?;
+            }
             let variable = self.variables.get(id);
             if matches!(variable.shape, VariableShape::Scalar) {
                 if variable.ty.is_none() {

@@ -27,6 +27,7 @@ mod operators;
 mod printed_type;
 mod probe_specs;
 mod speculation;
+mod subject_task;
 mod translators;
 mod variable_members;
 mod variables;

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use super::derived_probes::is_arguments_array;
 use super::ir::{LValue, TypedExpr, TypedExprKind};
+use super::subject_task::SUBJECT_REFUSAL_TAG;
 use super::{error, Analyzer, SemaResult, TranslatorInfo};
 use crate::ast::{Expr, ExprKind, TranslatorDefinition, TypeName};
 use crate::diagnostics::{ErrorTag, Span};
@@ -278,6 +279,18 @@ impl Analyzer<'_> {
             None => value,
         });
         let value = result.map_err(|diagnostic| match translator.library_file {
+            // A member that cannot describe the thread a probe is about from another
+            // thread's context (`pr_psargs` reads user memory) is refused as such, not
+            // as missing from this kernel.
+            Some(file) if diagnostic.tag == SUBJECT_REFUSAL_TAG => error(
+                diagnostic.tag,
+                span,
+                format!(
+                    "{}'s member {member} (translator in {file}): {}",
+                    self.type_name(output),
+                    diagnostic.message
+                ),
+            ),
             Some(_) if self.types.kernel_module().is_none() => error(
                 diagnostic.tag,
                 span,

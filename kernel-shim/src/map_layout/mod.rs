@@ -102,7 +102,9 @@ pub use difos::{
     DifoSlot,
 };
 pub use options::{LayoutError, LayoutOptions, MAX_HASH_KEY_SIZE, MAX_PER_CPU_VALUE_SIZE};
-pub use task_offsets::{kernel_offsets_for, PerCpuBaseOffsets, TaskStructOffsets};
+pub use task_offsets::{
+    kernel_offsets_for, PerCpuBaseOffsets, RunQueueCurrentOffsets, TaskStructOffsets,
+};
 pub use vtimestamps::{VtimestampLayout, VTIMESTAMP_THREADS};
 
 use crate::sys::MapType;

@@ -45,7 +45,7 @@ pub fn emit_argument_loading(
     code.zero_fill(STATE, arguments, 80);
     let wanted = |index: u32| used & (1 << index) != 0;
     match context {
-        ContextKind::RawTracepoint { argument_count } => {
+        ContextKind::RawTracepoint { argument_count, .. } => {
             for index in (0..(*argument_count).min(10) as u32).filter(|&index| wanted(index)) {
                 code.emit(Insn::ldx_mem(
                     MemSize::DW,

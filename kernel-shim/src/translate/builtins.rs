@@ -25,11 +25,14 @@ use difvm::isa::builtin_variable as variable;
 use difvm::object::FaultCode;
 
 use super::arguments::load_tracepoint_field;
-use super::artificial_frames::load_artificial_frame_count;
 use super::code::{FaultSite, FaultValue, ProgramCode};
 use super::context::{ContextKind, TracepointField, MAXIMUM_RAW_TRACEPOINT_ARGUMENTS};
 use super::error::TranslateError;
 use super::registers::{CONTEXT, SPILL_0, STATE};
+use super::subject_task::{
+    capture_stack, load_current_pid_tgid, load_current_task, load_current_uid_gid,
+    store_current_comm,
+};
 use super::translation_context::{Chain, StatementContext};
 use super::vtimestamps::load_vtimestamp;
 use crate::ebpf::{AluOp, Helper, Insn, JmpOp, Label, MemSize, Reg};
@@ -56,15 +59,17 @@ fn chain_argument_count(cx: &StatementContext<'_>) -> u8 {
 
 /// `execname` and `probeprov`, `probemod`, `probefunc`, `probename`: written into their
 /// built-in string slot of the work area; r0 = its address.
-fn load_builtin_string(code: &mut ProgramCode, cx: &StatementContext<'_>, id: u16) {
+fn load_builtin_string(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    id: u16,
+) -> Result<(), TranslateError> {
     let strsize = cx.layout().options.strsize;
     if id == variable::EXECNAME {
         let offset = cx.layout().state.builtin_strings;
-        code.state_pointer(Reg::R1, offset);
-        code.emit(Insn::mov64_imm(Reg::R2, strsize.min(16) as i32));
-        code.call(Helper::GetCurrentComm);
+        store_current_comm(code, cx, offset, strsize.min(16))?;
         code.load_constant(Reg::R0, TAG_STATE << TAG_SHIFT | offset as u64);
-        return;
+        return Ok(());
     }
     let (slot, text) = match id {
         variable::PROBEPROV => (1, cx.probe.provider.clone()),
@@ -78,6 +83,7 @@ fn load_builtin_string(code: &mut ProgramCode, cx: &StatementContext<'_>, id: u1
     bytes.push(0);
     store_bytes(code, offset, &bytes, strsize);
     code.load_constant(Reg::R0, TAG_STATE << TAG_SHIFT | offset as u64);
+    Ok(())
 }
 
 /// `curcpu`: fills the work area's `cpuinfo_t` with this CPU's `cpu_id`, `cpu_pset` (0:
@@ -126,8 +132,12 @@ fn load_curcpu(code: &mut ProgramCode, cx: &StatementContext<'_>) -> Result<(), 
 
 /// `caller` (`flags` 0) or `ucaller` (`BPF_F_USER_STACK`): r0 = the second frame of the
 /// stack, or 0 when it has fewer.
-fn load_caller(code: &mut ProgramCode, cx: &StatementContext<'_>, flags: i32) {
-    capture_frames(code, cx, 2, flags);
+fn load_caller(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    flags: i32,
+) -> Result<(), TranslateError> {
+    capture_frames(code, cx, 2, flags)?;
     let done = code.label();
     let known = code.label();
     code.asm.jmp_imm_to(JmpOp::Ge, Reg::R0, 16, known);
@@ -141,6 +151,7 @@ fn load_caller(code: &mut ProgramCode, cx: &StatementContext<'_>, flags: i32) {
         cx.layout().state.stack as i16 + 8,
     ));
     code.bind(done);
+    Ok(())
 }
 
 /// `r0 = args[r1]`; an index past the probe's arguments faults with `illegal
@@ -156,7 +167,7 @@ pub fn load_argument_by_index(
         (Chain::Main, ContextKind::Tracepoint { fields }) => {
             load_tracepoint_argument_beyond_words(code, cx, fields, index, done)?
         }
-        (Chain::Main, ContextKind::RawTracepoint { argument_count }) => {
+        (Chain::Main, ContextKind::RawTracepoint { argument_count, .. }) => {
             load_raw_tracepoint_argument_beyond_words(code, *argument_count, index, done)
         }
         _ => {}
@@ -238,7 +249,7 @@ pub fn load_builtin(
     site: FaultSite,
 ) -> Result<(), TranslateError> {
     match id {
-        variable::CURTHREAD => code.call(Helper::GetCurrentTask),
+        variable::CURTHREAD => load_current_task(code, cx),
         variable::TIMESTAMP => code.load_state(Reg::R0, cx.layout().state.timestamp),
         variable::WALLTIMESTAMP => code.load_state(Reg::R0, cx.layout().state.walltimestamp),
         variable::VTIMESTAMP => load_vtimestamp(code, cx)?,
@@ -257,19 +268,19 @@ pub fn load_builtin(
             code.load_state(Reg::R0, offset);
         }
         variable::PID => {
-            code.call(Helper::GetCurrentPidTgid);
+            load_current_pid_tgid(code, cx)?;
             code.alu_imm(AluOp::Rsh, Reg::R0, 32);
         }
         variable::TID => {
-            code.call(Helper::GetCurrentPidTgid);
+            load_current_pid_tgid(code, cx)?;
             code.emit(Insn::mov32_reg(Reg::R0, Reg::R0));
         }
         variable::UID => {
-            code.call(Helper::GetCurrentUidGid);
+            load_current_uid_gid(code, cx)?;
             code.emit(Insn::mov32_reg(Reg::R0, Reg::R0));
         }
         variable::GID => {
-            code.call(Helper::GetCurrentUidGid);
+            load_current_uid_gid(code, cx)?;
             code.alu_imm(AluOp::Rsh, Reg::R0, 32);
         }
         variable::PPID => load_ppid(code, cx)?,
@@ -292,22 +303,22 @@ pub fn load_builtin(
         | variable::PROBEPROV
         | variable::PROBEMOD
         | variable::PROBEFUNC
-        | variable::PROBENAME => load_builtin_string(code, cx, id),
+        | variable::PROBENAME => load_builtin_string(code, cx, id)?,
         variable::STACKDEPTH | variable::USTACKDEPTH => {
             let flags = if id == variable::USTACKDEPTH {
                 BPF_F_USER_STACK
             } else {
                 0
             };
-            capture_frames(code, cx, crate::map_layout::STACK_FRAMES, flags);
+            capture_frames(code, cx, crate::map_layout::STACK_FRAMES, flags)?;
             code.alu_imm(AluOp::Rsh, Reg::R0, 3);
         }
         // The second frame past the artificial ones: the first is in the function where
         // the probe fired, the second in its caller.
-        variable::CALLER => load_caller(code, cx, 0),
+        variable::CALLER => load_caller(code, cx, 0)?,
         // The second user frame, the caller of the function the thread is in (as far as
         // the user stack can be walked by frame pointers).
-        variable::UCALLER => load_caller(code, cx, BPF_F_USER_STACK),
+        variable::UCALLER => load_caller(code, cx, BPF_F_USER_STACK)?,
         variable::CURCPU => load_curcpu(code, cx)?,
         _ => {
             code.fault(
@@ -396,30 +407,26 @@ pub fn load_register(
     code.emit(Insn::ldx_mem(MemSize::DW, Reg::R0, Reg::R1, stack as i16));
 }
 
-/// `r0 = bpf_get_stack(ctx, stack area, 8 × frames, flags)`, 0 on failure; a kernel
-/// stack leaves out the artificial frames (see `artificial_frames`).
-fn capture_frames(code: &mut ProgramCode, cx: &StatementContext<'_>, frames: u32, flags: i32) {
+/// `r0 = ` the bytes of the kernel (`flags` 0) or user (`BPF_F_USER_STACK`) stack
+/// captured into the stack area, at most `frames` frames, 0 on failure (see
+/// `subject_task::capture_stack`).
+fn capture_frames(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    frames: u32,
+    flags: i32,
+) -> Result<(), TranslateError> {
     let done = code.label();
-    if flags & BPF_F_USER_STACK == 0 {
-        load_artificial_frame_count(
-            code,
-            cx.layout(),
-            cx.artificial_frames(),
-            cx.chain == Chain::Error,
-        );
-    } else {
-        code.emit(Insn::mov64_imm(Reg::R4, flags));
-    }
-    code.emit(Insn::mov64_reg(Reg::R1, super::registers::CONTEXT));
-    code.state_pointer(Reg::R2, cx.layout().state.stack);
-    code.emit(Insn::mov64_imm(Reg::R3, 8 * frames as i32));
-    code.call(Helper::GetStack);
+    let user = flags & BPF_F_USER_STACK != 0;
+    capture_stack(code, cx, cx.layout().state.stack, 8 * frames, user)?;
     code.asm.jmp_imm_to(JmpOp::Sge, Reg::R0, 0, done);
     code.emit(Insn::mov64_imm(Reg::R0, 0));
     code.bind(done);
+    Ok(())
 }
 
-/// `r0 = current->real_parent->tgid`, 0 when unreadable.
+/// `r0 = current->real_parent->tgid` (of the thread the clause describes), 0 when
+/// unreadable.
 fn load_ppid(code: &mut ProgramCode, cx: &StatementContext<'_>) -> Result<(), TranslateError> {
     let offsets = cx
         .layout()
@@ -429,7 +436,7 @@ fn load_ppid(code: &mut ProgramCode, cx: &StatementContext<'_>) -> Result<(), Tr
     let temporary = cx.layout().state.temporary;
     let done = code.label();
     code.store_state_imm(temporary, 0);
-    code.call(Helper::GetCurrentTask);
+    load_current_task(code, cx);
     code.emit(Insn::mov64_reg(Reg::R3, Reg::R0));
     code.alu_imm(AluOp::Add, Reg::R3, offsets.real_parent as i32);
     code.state_pointer(Reg::R1, temporary);

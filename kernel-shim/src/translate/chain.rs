@@ -92,7 +92,12 @@ pub fn translate(
     code.store_state_imm(layout.state.nesting, 1);
     reset_tokens(&mut code, layout, Chain::Main);
     let statements: Vec<usize> = main.iter().map(|probe| probe.statement).collect();
-    let used = arguments_read(program, &statements);
+    // The thread the probe is about is read from its argument word (see
+    // `subject_task`), so that word is always loaded.
+    let subject = context
+        .subject_task_argument()
+        .map_or(0, |argument| 1u16 << argument);
+    let used = arguments_read(program, &statements) | subject;
     emit_argument_loading(&mut code, layout, context, used, unnest)?;
     code.zero_fill(
         STATE,

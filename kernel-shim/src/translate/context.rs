@@ -38,8 +38,16 @@ pub const MAXIMUM_RAW_TRACEPOINT_ARGUMENTS: u8 = 12;
 pub enum ContextKind {
     /// A raw tracepoint (and `ProgFd::test_run`): `ctx` is `u64 args[]`; the first
     /// `argument_count` (at most 10) are `arg0`…, and `args[]` also reaches the
-    /// eleventh and twelfth, read from `ctx`.
-    RawTracepoint { argument_count: u8 },
+    /// eleventh and twelfth, read from `ctx`. With `subject_task_argument`, the
+    /// tracepoint fires in another thread's context than the one the probe is about
+    /// (`sched:::on-cpu` at `sched_switch`, as the previous thread leaves the CPU), and
+    /// that argument is the `struct task_struct *` of the thread the probe's clauses
+    /// describe: their thread built-ins, thread-local variables and kernel stacks are
+    /// read from it (see `subject_task`).
+    RawTracepoint {
+        argument_count: u8,
+        subject_task_argument: Option<u8>,
+    },
     /// `raw_syscalls:sys_enter` as a raw tracepoint: `args[0]` is the `pt_regs` of the
     /// system call, `args[1]` its number. The arguments are the system call's (`di`, `si`,
     /// `dx`, `r10`, `r8`, `r9`); with `syscall` set, other system calls are ignored.
@@ -84,7 +92,7 @@ impl ContextKind {
     /// raw tracepoint's the arguments past the tenth, read from `ctx`.
     pub fn argument_count(&self) -> u8 {
         match self {
-            ContextKind::RawTracepoint { argument_count } => (*argument_count).min(10),
+            ContextKind::RawTracepoint { argument_count, .. } => (*argument_count).min(10),
             ContextKind::SyscallEntry { .. } => 6,
             ContextKind::SyscallReturn { .. } => 2,
             ContextKind::Tracepoint { fields } => fields.len().min(10) as u8,
@@ -103,6 +111,18 @@ impl ContextKind {
                 | ContextKind::Kprobe { .. }
                 | ContextKind::DtraceMarker
         )
+    }
+
+    /// The raw tracepoint argument holding the task the probe is about, when that is
+    /// not the thread the tracepoint runs in.
+    pub fn subject_task_argument(&self) -> Option<u8> {
+        match self {
+            ContextKind::RawTracepoint {
+                subject_task_argument,
+                ..
+            } => *subject_task_argument,
+            _ => None,
+        }
     }
 
     /// Whether `errno` means something for this context.

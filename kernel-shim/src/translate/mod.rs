@@ -87,6 +87,7 @@ mod statement;
 mod string_search;
 mod string_subroutines;
 mod strings;
+mod subject_task;
 mod subroutines;
 mod tokens;
 mod translation_context;

@@ -1,22 +1,20 @@
 //! Writing one action value into its slot of the record (or of an aggregation key) being
 //! built in the work area, in the layout `difvm::object` defines: integers little-endian
 //! at the slot's size, strings up to their NUL (the slot is zero-filled beforehand), raw
-//! bytes, stacks from `bpf_get_stack`, symbol addresses with the pid. Faults here are
+//! bytes, stacks (of the thread the clause describes), symbol addresses with the pid. Faults here are
 //! outside any DIFO's code (DIF offset −1), as in the interpreter.
 
 use difvm::difo::{DifType, DIF_TYPE_FLAG_BY_USER_REFERENCE};
 use difvm::object::{RecordSlot, ValueLayout};
 
-use super::artificial_frames::load_artificial_frame_count;
 use super::code::{FaultSite, ProgramCode};
+use super::error::TranslateError;
 use super::memory::{copy_memory_to_state, read_string};
 use super::memory::{Access, StringDestination};
-use super::registers::{CONTEXT, SAVED_0, SAVED_1, STATE};
-use super::translation_context::{Chain, StatementContext};
-use crate::ebpf::{AluOp, Helper, Insn, JmpOp, MemSize, Reg};
-
-/// `BPF_F_USER_STACK`.
-const BPF_F_USER_STACK: i32 = 1 << 8;
+use super::registers::{SAVED_0, SAVED_1, STATE};
+use super::subject_task::{capture_stack, load_current_pid_tgid};
+use super::translation_context::StatementContext;
+use crate::ebpf::{AluOp, Insn, JmpOp, MemSize, Reg};
 
 /// Writes the value in r8 (or, for stacks, the captured stack) into `slot` of the
 /// zero-filled buffer at work-area offset `buffer`.
@@ -26,7 +24,7 @@ pub fn write_value(
     buffer: u32,
     slot: &RecordSlot,
     ty: Option<DifType>,
-) {
+) -> Result<(), TranslateError> {
     let at = buffer + slot.offset;
     let site = FaultSite::OutsideCode;
     let access = match ty {
@@ -39,7 +37,7 @@ pub fn write_value(
         }
         ValueLayout::String => {
             if slot.size == 0 {
-                return;
+                return Ok(());
             }
             let done = code.label();
             code.asm.jmp_imm_to(JmpOp::Eq, SAVED_0, 0, done);
@@ -58,7 +56,7 @@ pub fn write_value(
         }
         ValueLayout::Bytes => {
             if slot.size == 0 {
-                return;
+                return Ok(());
             }
             let done = code.label();
             if ty.is_some_and(|ty| ty.is_by_reference()) {
@@ -69,25 +67,42 @@ pub fn write_value(
             code.bind(done);
         }
         ValueLayout::KernelStack { .. } => {
-            capture_stack(code, cx, at, slot.size, 0);
+            whole_frames(code, cx, at, slot.size, false)?;
         }
         ValueLayout::UserStack { .. } => {
             if slot.size >= 8 {
-                code.call(Helper::GetCurrentPidTgid);
+                load_current_pid_tgid(code, cx)?;
                 code.alu_imm(AluOp::Rsh, Reg::R0, 32);
                 code.emit(Insn::stx_mem(MemSize::DW, STATE, Reg::R0, at as i16));
-                capture_stack(code, cx, at + 8, slot.size - 8, BPF_F_USER_STACK);
+                whole_frames(code, cx, at + 8, slot.size - 8, true)?;
             }
         }
         ValueLayout::UserSymbol(_) => {
             if slot.size >= 16 {
-                code.call(Helper::GetCurrentPidTgid);
+                load_current_pid_tgid(code, cx)?;
                 code.alu_imm(AluOp::Rsh, Reg::R0, 32);
                 code.emit(Insn::stx_mem(MemSize::DW, STATE, Reg::R0, at as i16));
                 code.emit(Insn::stx_mem(MemSize::DW, STATE, SAVED_0, at as i16 + 8));
             }
         }
     }
+    Ok(())
+}
+
+/// Captures the clause's thread's kernel or user stack into `size` bytes (whole frames)
+/// at work-area offset `at` (see `subject_task::capture_stack`).
+fn whole_frames(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    at: u32,
+    size: u32,
+    user: bool,
+) -> Result<(), TranslateError> {
+    let size = size / 8 * 8;
+    if size == 0 {
+        return Ok(());
+    }
+    capture_stack(code, cx, at, size, user)
 }
 
 /// Stores r8 little-endian into `size` bytes at work-area offset `at` (bytes past 8
@@ -115,33 +130,4 @@ fn put_integer(code: &mut ProgramCode, at: u32, size: u32) {
             }
         }
     }
-}
-
-/// `bpf_get_stack` into `size` bytes (whole frames) at work-area offset `at`; a
-/// kernel stack leaves out the artificial frames (see `artificial_frames`).
-fn capture_stack(
-    code: &mut ProgramCode,
-    cx: &StatementContext<'_>,
-    at: u32,
-    size: u32,
-    flags: i32,
-) {
-    let size = size / 8 * 8;
-    if size == 0 {
-        return;
-    }
-    if flags & BPF_F_USER_STACK == 0 {
-        load_artificial_frame_count(
-            code,
-            cx.layout(),
-            cx.artificial_frames(),
-            cx.chain == Chain::Error,
-        );
-    } else {
-        code.emit(Insn::mov64_imm(Reg::R4, flags));
-    }
-    code.emit(Insn::mov64_reg(Reg::R1, CONTEXT));
-    code.state_pointer(Reg::R2, at);
-    code.emit(Insn::mov64_imm(Reg::R3, size as i32));
-    code.call(Helper::GetStack);
 }

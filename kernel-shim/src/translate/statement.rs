@@ -221,7 +221,7 @@ fn emit_action(
         match (key_base, description) {
             (Some(key_base), Some(description)) => {
                 let slot = value.slot.as_ref().or(description.keys.get(value_index));
-                store_aggregation_value(code, cx, description, key_base, value_index, slot, ty);
+                store_aggregation_value(code, cx, description, key_base, value_index, slot, ty)?;
             }
             _ => {
                 if value_index == 0 {
@@ -229,7 +229,7 @@ fn emit_action(
                 }
                 if let Some(slot) = &value.slot {
                     if record.records {
-                        write_value(code, cx, state.record + RECORD_HEADER_SIZE, slot, ty);
+                        write_value(code, cx, state.record + RECORD_HEADER_SIZE, slot, ty)?;
                     }
                 }
             }
@@ -248,11 +248,11 @@ fn store_aggregation_value(
     value_index: usize,
     slot: Option<&difvm::object::RecordSlot>,
     ty: Option<difvm::difo::DifType>,
-) {
+) -> Result<(), TranslateError> {
     let keys = description.keys.len();
     if value_index < keys {
         if let Some(slot) = slot {
-            write_value(code, cx, key_base, slot, ty);
+            write_value(code, cx, key_base, slot, ty)?;
         }
     } else if value_index == keys {
         code.emit(Insn::stx_mem(
@@ -269,6 +269,7 @@ fn store_aggregation_value(
             AGGREGATION_INCREMENT,
         ));
     }
+    Ok(())
 }
 
 /// What an action does once its values are in place.

@@ -30,6 +30,7 @@ use super::string_subroutines::{
     string_to_integer, substring,
 };
 use super::strings::{join_strings, string_length};
+use super::subject_task::load_current_task;
 use super::tokens::tokenize;
 use super::translation_context::StatementContext;
 use super::tuples::tuple_entry;
@@ -448,7 +449,7 @@ fn progeny_of(code: &mut ProgramCode, cx: &StatementContext<'_>) -> Result<(), T
     let temporary = cx.layout().state.temporary;
     let found = code.label();
     let done = code.label();
-    code.call(Helper::GetCurrentTask);
+    load_current_task(code, cx);
     code.emit(Insn::mov64_reg(SAVED_0, Reg::R0));
     for _ in 0..PROGENY_DEPTH {
         // tgid of the task in r8.

@@ -24,6 +24,7 @@ use super::memory::{
 };
 use super::memory::{Access, ScratchSize, StringDestination};
 use super::registers::{SAVED_0, SAVED_1, STATE};
+use super::subject_task::load_current_pid_tgid;
 use super::translation_context::{Chain, StatementContext};
 use super::tuples::tuple_entry;
 use super::tuples::EntryKind;
@@ -262,7 +263,8 @@ fn build_dynamic_key(
         scope as i32,
     ));
     if scope == DYNAMIC_SCOPE_THREAD {
-        code.call(Helper::GetCurrentPidTgid);
+        // The thread the clause describes (see `subject_task`).
+        load_current_pid_tgid(code, cx)?;
         code.emit(Insn::mov32_reg(Reg::R0, Reg::R0));
         code.store_state(key + 8, Reg::R0);
     }

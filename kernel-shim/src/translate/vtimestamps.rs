@@ -23,6 +23,7 @@
 
 use super::code::ProgramCode;
 use super::error::TranslateError;
+use super::subject_task::load_current_task;
 use super::translation_context::StatementContext;
 use crate::ebpf::{AluOp, Assembler, Helper, Insn, JmpOp, Label, MemSize, Reg};
 use crate::map_layout::{MapFds, ProgramLayout, TaskStructOffsets, VtimestampLayout};
@@ -208,7 +209,7 @@ fn emit_new_thread(
     asm.emit(Insn::call(Helper::MapUpdateElem));
 }
 
-/// `r0 = vtimestamp`: the current thread's entry's time on CPU plus the time since
+/// `r0 = vtimestamp`: the clause's thread's entry's time on CPU plus the time since
 /// its switch-in, up to the clause's `timestamp` (so the value is constant within a
 /// clause); the scheduler's count when the thread has no entry (clobbers r0–r5).
 pub fn load_vtimestamp(
@@ -230,7 +231,7 @@ pub fn load_vtimestamp(
     let timestamp = cx.layout().state.timestamp;
     let fallback = code.label();
     let done = code.label();
-    code.call(Helper::GetCurrentTask);
+    load_current_task(code, cx);
     code.store_state(task, Reg::R0);
     code.store_state_imm(start_time, 0);
     code.state_pointer(Reg::R1, start_time);

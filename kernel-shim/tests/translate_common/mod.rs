@@ -202,7 +202,10 @@ pub fn load_kernel(program: &CompiledProgram, options: &LayoutOptions) -> Kernel
     load_kernel_with(
         program,
         options,
-        &ContextKind::RawTracepoint { argument_count: 10 },
+        &ContextKind::RawTracepoint {
+            argument_count: 10,
+            subject_task_argument: None,
+        },
     )
 }
 

@@ -1,6 +1,8 @@
 //! The sched provider's probes (PROVIDERS-REFERENCE §4): context switches, wakeups,
 //! yields, the scheduler tick and priority changes on the scheduler's and timers' raw
 //! tracepoints; run-queue enqueue and dequeue on kernel functions where kprobes exist.
+//! `on-cpu` fires at `sched_switch` about the thread being switched in, whose task the
+//! probe's built-ins describe (`subject_task_argument`).
 
 use super::ProbeSource::{KernelFunction, RawTracepoint, Syscall};
 use super::Translation::{Native, To};
@@ -71,6 +73,16 @@ pub(crate) const SCHED_PROBES: &[StableProbe] = &[
         // The thread about to run: sched_switch's `next`.
         arguments: thread_arguments!("(struct task_struct *)arg2"),
         subject_task_argument: None,
+    },
+    StableProbe {
+        name: "on-cpu",
+        // No tracepoint runs in the incoming thread right after the switch: the probe
+        // fires at sched_switch, as the previous thread leaves the CPU, with every
+        // thread built-in bound to `next` (PROVIDERS-REFERENCE §4.2).
+        source: RawTracepoint("sched_switch"),
+        guard: None,
+        arguments: &[],
+        subject_task_argument: Some(2),
     },
     StableProbe {
         name: "preempt",

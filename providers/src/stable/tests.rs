@@ -185,3 +185,46 @@ fn network_probes_are_listed_without_their_hidden_arguments() {
         assert_eq!(probes.len(), count, "{name}");
     }
 }
+
+#[test]
+fn on_cpu_fires_at_sched_switch_about_the_next_thread_and_plans_that_task() {
+    if !btf_readable() {
+        eprintln!("skipped: no kernel BTF");
+        return;
+    }
+    let sched = provider("sched", false);
+    let on_cpu = sched
+        .probes(&concrete_description("sched", "", "", "on-cpu"))
+        .unwrap();
+    assert_eq!(on_cpu.len(), 1);
+    let entry = &on_cpu[0];
+    assert_eq!(entry.description.to_string(), "sched:vmlinux::on-cpu");
+    assert_eq!(
+        entry.kind,
+        ProbeKind::RawTracepoint {
+            event: "sched_switch".to_string(),
+            argument_count: 4
+        }
+    );
+    assert!(entry.argument_types.is_empty());
+    let derivation = entry.derivation.as_ref().unwrap();
+    assert_eq!(derivation.subject_task_argument, Some(2));
+    assert_eq!(derivation.guard, None);
+    // off-cpu, on the same tracepoint, is about the thread it fires in.
+    let off_cpu = sched
+        .probes(&concrete_description("sched", "", "", "off-cpu"))
+        .unwrap();
+    let off_derivation = off_cpu[0].derivation.as_ref().unwrap();
+    assert_eq!(off_derivation.subject_task_argument, None);
+
+    let plan = crate::attachment::probe_plan(entry).unwrap().unwrap();
+    assert_eq!(
+        plan.instrumentation.context(),
+        kernel_shim::translate::ContextKind::RawTracepoint {
+            argument_count: 4,
+            subject_task_argument: Some(2)
+        }
+    );
+    let plan = crate::attachment::probe_plan(&off_cpu[0]).unwrap().unwrap();
+    assert_eq!(plan.instrumentation.context().subject_task_argument(), None);
+}
