@@ -93,9 +93,10 @@ fn with_kernel_offsets(
             .subject_task_argument()
             .is_some()
     });
-    let (task_offsets, per_cpu_base) = kernel_offsets_for(program.program(), about_other_threads);
-    runtime.layout.task_offsets = runtime.layout.task_offsets.or(task_offsets);
-    runtime.layout.per_cpu_base = runtime.layout.per_cpu_base.or(per_cpu_base);
+    let offsets = kernel_offsets_for(program.program(), about_other_threads);
+    runtime.layout.task_offsets = runtime.layout.task_offsets.or(offsets.task);
+    runtime.layout.per_cpu_base = runtime.layout.per_cpu_base.or(offsets.per_cpu_base);
+    runtime.layout.path_offsets = runtime.layout.path_offsets.or(offsets.path);
     runtime
 }
 

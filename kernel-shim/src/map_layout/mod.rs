@@ -94,6 +94,7 @@ use difvm::verify::VerifiedProgram;
 
 mod difos;
 mod options;
+mod path_offsets;
 mod task_offsets;
 mod vtimestamps;
 
@@ -102,8 +103,9 @@ pub use difos::{
     DifoSlot,
 };
 pub use options::{LayoutError, LayoutOptions, MAX_HASH_KEY_SIZE, MAX_PER_CPU_VALUE_SIZE};
+pub use path_offsets::DentryPathOffsets;
 pub use task_offsets::{
-    kernel_offsets_for, PerCpuBaseOffsets, RunQueueCurrentOffsets, TaskStructOffsets,
+    kernel_offsets_for, KernelOffsets, PerCpuBaseOffsets, RunQueueCurrentOffsets, TaskStructOffsets,
 };
 pub use vtimestamps::{VtimestampLayout, VTIMESTAMP_THREADS};
 

@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+use super::path_offsets::DentryPathOffsets;
 use super::task_offsets::{PerCpuBaseOffsets, TaskStructOffsets};
 
 /// The largest hash key the layout produces. Kernels before 5.x refused keys larger than
@@ -40,6 +41,9 @@ pub struct LayoutOptions {
     /// How a probe finds this CPU's per-CPU area; per-CPU kernel variables need it and
     /// cannot be translated without. Only programs that read one look it up.
     pub per_cpu_base: Option<PerCpuBaseOffsets>,
+    /// Offsets in the kernel's dentries and mounts `d_path()` walks; only programs that
+    /// call it look them up.
+    pub path_offsets: Option<DentryPathOffsets>,
 }
 
 impl Default for LayoutOptions {
@@ -55,6 +59,7 @@ impl Default for LayoutOptions {
             task_offsets: None,
             cpu_chips: Vec::new(),
             per_cpu_base: None,
+            path_offsets: None,
         }
     }
 }

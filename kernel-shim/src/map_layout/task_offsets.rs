@@ -9,7 +9,10 @@
 
 use difvm::object::CompiledProgram;
 
-use super::difos::{program_has_kernel_relocations, program_needs_task_offsets};
+use difvm::isa::subroutine;
+
+use super::difos::{calls_subroutine, program_has_kernel_relocations, program_needs_task_offsets};
+use super::path_offsets::DentryPathOffsets;
 use crate::btf::{Btf, BtfError};
 
 /// Offsets in `struct task_struct` that `ppid` follows (`task->real_parent->tgid`),
@@ -141,26 +144,37 @@ impl PerCpuBaseOffsets {
 /// `ppid`, `vtimestamp` or calls `progenyof()`, or when `about_other_threads` (a probe
 /// it enables is about another thread than the one it fires in, whose built-ins are
 /// read from that thread's `task_struct`), per-CPU area offsets when it reads a
-/// per-CPU kernel variable. The running kernel's BTF is read only when it needs either,
-/// so that a program that needs neither starts without reading it; a fact BTF cannot
-/// give is `None`, and translating what needs it fails with a clear error.
-pub fn kernel_offsets_for(
-    program: &CompiledProgram,
-    about_other_threads: bool,
-) -> (Option<TaskStructOffsets>, Option<PerCpuBaseOffsets>) {
+/// per-CPU kernel variable, dentry and mount offsets when it calls `d_path()`. The
+/// running kernel's BTF is read only when it needs one of them, so that a program that
+/// needs none starts without reading it; a fact BTF cannot give is `None`, and
+/// translating what needs it fails with a clear error.
+pub fn kernel_offsets_for(program: &CompiledProgram, about_other_threads: bool) -> KernelOffsets {
     let needs_task = about_other_threads || program_needs_task_offsets(program);
     let needs_per_cpu = program_has_kernel_relocations(program);
-    if !needs_task && !needs_per_cpu {
-        return (None, None);
+    let needs_path = calls_subroutine(program, subroutine::D_PATH);
+    if !needs_task && !needs_per_cpu && !needs_path {
+        return KernelOffsets::default();
     }
     let Ok(btf) = Btf::running_kernel() else {
-        return (None, None);
+        return KernelOffsets::default();
     };
-    let task = needs_task
-        .then(|| TaskStructOffsets::from_btf(&btf).ok())
-        .flatten();
-    let per_cpu = needs_per_cpu
-        .then(|| PerCpuBaseOffsets::from_btf(&btf).ok())
-        .flatten();
-    (task, per_cpu)
+    KernelOffsets {
+        task: needs_task
+            .then(|| TaskStructOffsets::from_btf(&btf).ok())
+            .flatten(),
+        per_cpu_base: needs_per_cpu
+            .then(|| PerCpuBaseOffsets::from_btf(&btf).ok())
+            .flatten(),
+        path: needs_path
+            .then(|| DentryPathOffsets::from_btf(&btf).ok())
+            .flatten(),
+    }
+}
+
+/// The kernel facts from BTF a program needs (see [`kernel_offsets_for`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct KernelOffsets {
+    pub task: Option<TaskStructOffsets>,
+    pub per_cpu_base: Option<PerCpuBaseOffsets>,
+    pub path: Option<DentryPathOffsets>,
 }

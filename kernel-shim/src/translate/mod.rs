@@ -73,6 +73,7 @@ mod builtins;
 mod chain;
 mod clean_path;
 mod code;
+mod dentry_path;
 mod error;
 mod instructions;
 mod loops;

@@ -135,8 +135,7 @@ pub fn call_subroutine(
         | subroutine::SX_ISEXCLUSIVE
         | subroutine::MEMSTR
         | subroutine::GETF
-        | subroutine::JSON
-        | subroutine::D_PATH => {
+        | subroutine::JSON => {
             code.fault(
                 cx.fault_exit,
                 FaultCode::IllegalOperation,
@@ -225,6 +224,10 @@ fn call_string_subroutine(
                 super::registers::SPILL_3,
             ));
             join_strings(code, cx, SPILL_2, super::registers::SPILL_3, site);
+        }
+        subroutine::D_PATH => {
+            argument(code, cx.layout(), SAVED_1, 0);
+            super::dentry_path::dentry_path(code, cx, site)?;
         }
         subroutine::COPYIN_ARGUMENTS => {
             argument(code, cx.layout(), Reg::R0, 1);
