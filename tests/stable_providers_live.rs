@@ -301,3 +301,45 @@ fn stable_provider_examples_run() {
         );
     }
 }
+
+/// `d_path()` walks a path up to the root, across mounts: dtrace's own working
+/// directory (`cwd`, procfs.d's inline) in a directory on the root file system and in
+/// /proc and /sys, and its executable's path.
+#[test]
+fn d_path_names_directories_across_mounts() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    let scratch = ScratchDirectory::new("d_path");
+    let nested = scratch.path("one/two/three");
+    std::fs::create_dir_all(&nested).expect("create nested directories");
+    for directory in [
+        nested.as_path(),
+        std::path::Path::new("/proc/sys/kernel"),
+        std::path::Path::new("/sys/kernel"),
+    ] {
+        let output = std::process::Command::new("timeout")
+            .arg("30")
+            .arg(env!("CARGO_BIN_EXE_dtrace"))
+            .args([
+                "-q",
+                "-n",
+                r#"BEGIN { printf("%s|%s|%s\n", cwd, root, d_path(&curthread->mm->exe_file->f_path)); exit(0); }"#,
+            ])
+            .current_dir(directory)
+            .output()
+            .expect("run dtrace");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let executable = std::fs::canonicalize(env!("CARGO_BIN_EXE_dtrace")).unwrap();
+        assert_eq!(
+            stdout.trim_end(),
+            format!(
+                "{}|/|{}",
+                std::fs::canonicalize(directory).unwrap().display(),
+                executable.display()
+            ),
+            "stderr: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+}
