@@ -46,7 +46,9 @@ print('schedstat', last - first, flush=True)\n";
 /// thread after its getppid() (by then it runs the load, not the shell or dtrace's fork
 /// before exec) prints what the built-ins there say.
 const PROGRAM: &str = "
-dtrace:::BEGIN { self->total = 0; self->ts = 0; self->report = 0; }
+self uint64_t total;
+self uint64_t ts;
+self int report;
 sched:::on-cpu /pid == $target/ { self->ts = timestamp; }
 sched:::on-cpu /pid == $target && self->report/ {
     self->report = 0;
