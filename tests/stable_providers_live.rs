@@ -285,10 +285,26 @@ fn stable_provider_examples_run() {
         "/bin/dd if=/dev/zero of={} bs=64k count=16 oflag=direct",
         file.display()
     );
+    let connection = scratch.write(
+        "connect.py",
+        "import socket\nserver = socket.socket()\nserver.bind(('127.0.0.1', 0))\n\
+         server.listen()\nclient = socket.create_connection(server.getsockname())\n\
+         accepted, _ = server.accept()\nclient.close()\naccepted.close()\nserver.close()\n",
+    );
+    let python = common::live::python_interpreter().expect("checked by must_skip");
+    let connect = format!("{python} {}", connection.display());
+    let burn = scratch.write(
+        "burn.py",
+        "import time\nfor _ in range(5):\n    start = time.thread_time_ns()\n    \
+         while time.thread_time_ns() - start < 20000000:\n        pass\n    time.sleep(0.02)\n",
+    );
+    let burn = format!("{python} {}", burn.display());
     for (example, command, expected) in [
         ("execsnoop_arguments.d", shell.as_str(), " ls /"),
         ("process_lifetime.d", shell.as_str(), "killed"),
         ("iosnoop.d", direct_write.as_str(), "65536"),
+        ("tcp_connections.d", connect.as_str(), "127.0.0.1:"),
+        ("run_queue_latency.d", burn.as_str(), "(us)"),
     ] {
         let path = examples.join(example).display().to_string();
         let outcome = DTRACE.run(&["-s", &path, "-c", command]);
@@ -341,5 +357,34 @@ fn d_path_names_directories_across_mounts() {
             "stderr: {}",
             String::from_utf8_lossy(&output.stderr)
         );
+    }
+}
+
+/// `examples/offcpu_stacks.d` sums off-CPU time by the stack `sched:::on-cpu` takes of
+/// the switched-in thread: kernels from 6.12 on give a raw tracepoint no pointer to that
+/// thread `bpf_get_task_stack` accepts, and there enabling it says so.
+#[test]
+fn offcpu_stacks_example_runs_or_says_why_not() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    let mut version = release.trim().split(|c: char| !c.is_ascii_digit());
+    let major: u32 = version.next().and_then(|n| n.parse().ok()).unwrap_or(0);
+    let minor: u32 = version.next().and_then(|n| n.parse().ok()).unwrap_or(0);
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/offcpu_stacks.d");
+    let outcome = DTRACE.run(&["-s", &path.display().to_string(), "-c", "/bin/sleep 0.2"]);
+    if (major, minor) >= (6, 12) {
+        assert_eq!(outcome.status, Some(1), "{}", outcome.stderr);
+        assert!(
+            outcome.stderr.contains(
+                "the kernel stack (stack(), stackdepth, caller) of the thread a probe is about"
+            ),
+            "{}",
+            outcome.stderr
+        );
+    } else {
+        succeeded(&outcome);
+        assert!(outcome.stdout.contains(" us"), "{}", outcome.stdout);
     }
 }
