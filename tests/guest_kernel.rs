@@ -365,6 +365,23 @@ fn a_debian_6_1_guest_kernel_runs_fbt_probes_and_the_golden_corpus() {
             "/dtrace -q -n 'sched:::on-cpu /pid == $target/ {{ \
              printf(\"on-cpu %d %d\\n\", pid == $target, tid == pid); stack(); exit(0); }}' -c {dd}"
         ),
+        // The stable providers where kprobes exist: sched:::enqueue is listed and fires
+        // (on enqueue_task_fair) for the target waking from its sleep.
+        "/dtrace -l -n sched:::enqueue".to_string(),
+        "/dtrace -q -n 'sched:::enqueue /args[1]->pr_pid == $target/ { \
+         printf(\"enqueue %d\\n\", args[0]->pr_lwpid == args[1]->pr_pid); exit(0); }' \
+         -c '/bin/sleep 0.2'"
+            .to_string(),
+        // proc:::exec-success with the arguments, and the translators on 6.1's
+        // structures (pr_rssize reads 6.1's atomic counters; d_path() its dentries).
+        "/dtrace -q -n 'proc:::exec-success /pid == $target/ { \
+         printf(\"exec %s|%s\\n\", execname, curpsinfo->pr_psargs); }' \
+         -c '/bin/busybox echo hi there'"
+            .to_string(),
+        "/dtrace -q -n 'BEGIN { printf(\"members %d %d %d %s %s\\n\", \
+         curpsinfo->pr_rssize > 0, curpsinfo->pr_size > 0, curlwpsinfo->pr_onpro == cpu, \
+         cwd, d_path(&curthread->mm->exe_file->f_path)); exit(0); }'"
+            .to_string(),
     ];
     let command_lines: Vec<&str> = commands.iter().map(String::as_str).collect();
     let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
@@ -491,6 +508,40 @@ fn a_debian_6_1_guest_kernel_runs_fbt_probes_and_the_golden_corpus() {
             .lines()
             .any(|line| line.trim_start().starts_with("vmlinux`")),
         "no kernel stack of the thread switched in: {on_cpu:?}"
+    );
+
+    let enqueue_listing = &runs[10];
+    assert_eq!(enqueue_listing.status, Some(0), "{enqueue_listing:?}");
+    assert!(
+        enqueue_listing
+            .output
+            .lines()
+            .any(|line| line.split_whitespace().collect::<Vec<_>>()[1..]
+                == ["sched", "vmlinux", "enqueue"]),
+        "{enqueue_listing:?}"
+    );
+    let enqueue = &runs[11];
+    assert_eq!(enqueue.status, Some(0), "{enqueue:?}");
+    assert!(
+        enqueue.output.lines().any(|line| line == "enqueue 1"),
+        "{enqueue:?}"
+    );
+    let exec = &runs[12];
+    assert_eq!(exec.status, Some(0), "{exec:?}");
+    assert!(
+        exec.output
+            .lines()
+            .any(|line| line == "exec busybox|/bin/busybox echo hi there"),
+        "{exec:?}"
+    );
+    let members = &runs[13];
+    assert_eq!(members.status, Some(0), "{members:?}");
+    assert!(
+        members
+            .output
+            .lines()
+            .any(|line| line == "members 1 1 1 / /dtrace"),
+        "{members:?}"
     );
 }
 

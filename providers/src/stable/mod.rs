@@ -251,6 +251,3 @@ fn names_exactly(description: &ProbeDescription, provider: &str, name: &str) -> 
         && !is_glob_pattern(&description.provider)
         && description.provider == provider
 }
-
-#[cfg(test)]
-mod tests;

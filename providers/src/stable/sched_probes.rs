@@ -1,6 +1,9 @@
 //! The sched provider's probes (PROVIDERS-REFERENCE §4): context switches, wakeups,
 //! yields, the scheduler tick and priority changes on the scheduler's and timers' raw
-//! tracepoints; run-queue enqueue and dequeue on kernel functions where kprobes exist.
+//! tracepoints; run-queue enqueue and dequeue on kernel functions where kprobes exist:
+//! the fair class's `enqueue_task_fair`/`dequeue_task_fair`, which the scheduler calls
+//! through its class table and so are never inlined (`activate_task` is, within the
+//! scheduler's core), so real-time and deadline threads are not seen.
 //! `on-cpu` fires at `sched_switch` about the thread being switched in, whose task the
 //! probe's built-ins describe (`subject_task_argument`).
 
@@ -54,14 +57,14 @@ pub(crate) const SCHED_PROBES: &[StableProbe] = &[
     },
     StableProbe {
         name: "dequeue",
-        source: KernelFunction("deactivate_task"),
+        source: KernelFunction("dequeue_task_fair"),
         guard: None,
         arguments: thread_arguments!("(struct task_struct *)arg1"),
         subject_task_argument: None,
     },
     StableProbe {
         name: "enqueue",
-        source: KernelFunction("activate_task"),
+        source: KernelFunction("enqueue_task_fair"),
         guard: None,
         arguments: thread_arguments!("(struct task_struct *)arg1"),
         subject_task_argument: None,
