@@ -185,4 +185,19 @@ fn clauses_on_several_stable_probes_compile_and_translated_arguments_need_a_memb
     );
     let error = compiles("proc:::create { trace(args[1]->pr_pid); }").unwrap_err();
     assert!(error.contains("index 1 is out of range"), "{error}");
+    let output = Command::new(env!("CARGO_BIN_EXE_dtrace"))
+        .args([
+            "-x",
+            "nolibs",
+            "-e",
+            "-n",
+            "proc:::create { trace(args[0]->pr_pid); }",
+        ])
+        .output()
+        .expect("run dtrace");
+    let error = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        error.contains("a psinfo_t *, a type of the D library, which -x nolibs leaves out"),
+        "{error}"
+    );
 }

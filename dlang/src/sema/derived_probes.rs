@@ -210,6 +210,15 @@ impl Analyzer<'_> {
         let ArgumentTranslation::Translated(type_name) = &argument.translation else {
             return Ok(None);
         };
+        if !self.options.system_library {
+            return Err(error(
+                ErrorTag::D_ARGS_TYPE,
+                span,
+                format!(
+                    "args[ ] of this probe is a {type_name}, a type of the D library, which -x nolibs leaves out"
+                ),
+            ));
+        }
         self.load_library_defining_type(type_name.trim_end_matches(['*', ' ']))?;
         let translated = self.named_type(type_name, span)?;
         let native = self.native_argument(&argument, span)?;
