@@ -254,18 +254,106 @@ impl Analyzer<'_> {
     }
 }
 
-/// Whether the system library defines an inline named `name`.
+/// Whether the system library defines an inline named `name`: from a scan of the
+/// library's text, as for typedefs (see [`is_library_typedef`]).
 pub(super) fn is_library_inline(name: &str) -> bool {
-    system_library()
-        .as_ref()
-        .is_ok_and(|library| library.inlines.contains_key(name))
+    static NAMES: OnceLock<Vec<String>> = OnceLock::new();
+    NAMES
+        .get_or_init(|| {
+            SYSTEM_LIBRARY
+                .iter()
+                .flat_map(|(_, source)| scanned_inline_names(source))
+                .collect()
+        })
+        .iter()
+        .any(|known| known == name)
 }
 
-/// Whether the system library defines a typedef named `name`.
+/// The names the library file `source` defines with `inline`: the last word before
+/// the `=` (or a parameterised inline's `[`) of each definition.
+fn scanned_inline_names(source: &str) -> Vec<String> {
+    let text = without_comments(source);
+    let mut names = Vec::new();
+    for (at, _) in text.match_indices("inline ") {
+        let starts_word =
+            at == 0 || !text[..at].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
+        if !starts_word {
+            continue;
+        }
+        let definition = &text[at..];
+        let head = &definition[..definition.find(['=', '[']).unwrap_or(definition.len())];
+        if let Some(name) = head
+            .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .find(|word| !word.is_empty())
+        {
+            names.push(name.to_string());
+        }
+    }
+    names
+}
+
+/// `source` without its `/* … */` comments.
+fn without_comments(source: &str) -> String {
+    let mut text = String::with_capacity(source.len());
+    let mut rest = source;
+    while let Some(start) = rest.find("/*") {
+        text.push_str(&rest[..start]);
+        rest = rest[start..]
+            .find("*/")
+            .map_or("", |end| &rest[start + end + 2..]);
+    }
+    text.push_str(rest);
+    text
+}
+
+/// Whether the system library defines a typedef named `name`. The parser asks this of
+/// words that may start a declaration, in nearly every program, so it is answered from
+/// a scan of the library's text for its typedefs rather than by parsing the library
+/// (which only a program that uses the library pays for); a test holds the scan to
+/// what parsing finds.
 pub(super) fn is_library_typedef(name: &str) -> bool {
-    system_library()
-        .as_ref()
-        .is_ok_and(|library| library.typedef_files.contains_key(name))
+    static NAMES: OnceLock<Vec<String>> = OnceLock::new();
+    NAMES
+        .get_or_init(|| {
+            SYSTEM_LIBRARY
+                .iter()
+                .flat_map(|(_, source)| scanned_typedef_names(source))
+                .collect()
+        })
+        .iter()
+        .any(|known| known == name)
+}
+
+/// The names the library file `source` declares with `typedef`: the last word before
+/// the `;` that ends each `typedef` at brace depth 0 (the library's typedefs declare
+/// one plain name each). Comments are skipped.
+fn scanned_typedef_names(source: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let text = without_comments(source);
+    let mut search = text.as_str();
+    while let Some(start) = search.find("typedef ") {
+        let declaration = &search[start..];
+        let mut depth = 0i32;
+        let end = declaration
+            .char_indices()
+            .find(|&(_, c)| {
+                match c {
+                    '{' => depth += 1,
+                    '}' => depth -= 1,
+                    _ => {}
+                }
+                c == ';' && depth == 0
+            })
+            .map_or(declaration.len(), |(at, _)| at);
+        if let Some(name) = declaration[..end]
+            .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .find(|word| !word.is_empty())
+        {
+            names.push(name.to_string());
+        }
+        search = &declaration[end..];
+    }
+    names
 }
 
 #[cfg(test)]
@@ -282,6 +370,30 @@ mod tests {
             &ListCatalog::with_dtrace_provider(Vec::new()),
         )
         .is_ok()
+    }
+
+    /// The scans the parser's questions use find the typedefs and inlines parsing the
+    /// library does.
+    #[test]
+    fn the_scans_find_every_library_typedef_and_inline() {
+        let library = system_library().as_ref().expect("the library parses");
+        let mut scanned: Vec<String> = SYSTEM_LIBRARY
+            .iter()
+            .flat_map(|(_, source)| scanned_typedef_names(source))
+            .collect();
+        let mut parsed: Vec<String> = library.typedef_files.keys().cloned().collect();
+        scanned.sort();
+        parsed.sort();
+        assert_eq!(scanned, parsed);
+        assert!(is_library_typedef("psinfo_t") && !is_library_typedef("exit"));
+        let mut scanned: Vec<String> = SYSTEM_LIBRARY
+            .iter()
+            .flat_map(|(_, source)| scanned_inline_names(source))
+            .collect();
+        let mut parsed: Vec<String> = library.inlines.keys().cloned().collect();
+        scanned.sort();
+        parsed.sort();
+        assert_eq!(scanned, parsed);
     }
 
     /// The inlines that read the kernel's structures, which need its types (the
