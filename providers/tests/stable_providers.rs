@@ -232,3 +232,39 @@ fn on_cpu_fires_at_sched_switch_about_the_next_thread_and_plans_that_task() {
         .unwrap();
     assert_eq!(plan.instrumentation.context().subject_task_argument(), None);
 }
+
+/// A probe with two underlying probes is two probes told apart by their function:
+/// `sched:::wakeup` is sched_waking's and, for a new task's first wakeup,
+/// sched_wakeup_new's.
+#[test]
+fn wakeup_is_both_sched_waking_and_sched_wakeup_new() {
+    if !btf_readable() {
+        println!("skipping: no kernel BTF");
+        return;
+    }
+    let sched = provider("sched", false);
+    let wakeups: Vec<(String, ProbeKind)> = sched
+        .probes(&concrete_description("sched", "", "", "wakeup"))
+        .unwrap()
+        .into_iter()
+        .map(|probe| (probe.description.to_string(), probe.kind))
+        .collect();
+    let raw = |event: &str| ProbeKind::RawTracepoint {
+        event: event.to_string(),
+        argument_count: 1,
+    };
+    assert_eq!(
+        wakeups,
+        [
+            ("sched:vmlinux::wakeup".to_string(), raw("sched_waking")),
+            (
+                "sched:vmlinux:sched_wakeup_new:wakeup".to_string(),
+                raw("sched_wakeup_new")
+            ),
+        ]
+    );
+    let only_new = sched
+        .probes(&concrete_description("sched", "", "sched_wakeup_new", ""))
+        .unwrap();
+    assert_eq!(only_new.len(), 1);
+}

@@ -34,6 +34,7 @@ pub(crate) const IO_PROBES: &[StableProbe] = &[
     StableProbe {
         // A request completes (blk-mq devices; its first bio would miss merged ones).
         name: "done",
+        function: "",
         source: RawTracepoint("block_rq_complete"),
         guard: None,
         arguments: io_arguments!("struct request *", "(struct request *)arg0"),
@@ -41,6 +42,7 @@ pub(crate) const IO_PROBES: &[StableProbe] = &[
     },
     StableProbe {
         name: "start",
+        function: "",
         source: RawTracepoint("block_bio_queue"),
         guard: None,
         arguments: io_arguments!("struct bio *", "(struct bio *)arg0"),

@@ -34,6 +34,10 @@ const STABLE_MODULE: &str = "vmlinux";
 /// One probe of a stable provider.
 pub(crate) struct StableProbe {
     pub name: &'static str,
+    /// Empty, except where a probe has several underlying probes: each is then a probe
+    /// of its own, its function the underlying event (`sched:vmlinux:sched_wakeup_new:wakeup`),
+    /// as Solaris names a probe's sites, so that `sched:::wakeup` matches them all.
+    pub function: &'static str,
     pub source: ProbeSource,
     /// D over the underlying probe's arguments that must hold for the probe to fire;
     /// `{tick_handler}` stands for the address of the kernel's tick timer function.
@@ -125,7 +129,7 @@ impl StableProvider {
             subject_task_argument: probe.subject_task_argument,
         };
         let mut entry = ProbeEntry::new(
-            concrete_description(self.name, STABLE_MODULE, "", probe.name),
+            concrete_description(self.name, STABLE_MODULE, probe.function, probe.name),
             kind,
         );
         entry.argument_types = probe
@@ -206,11 +210,10 @@ impl Provider for StableProvider {
     fn may_match(&self, description: &ProbeDescription) -> bool {
         field_matches(&description.provider, self.name)
             && field_matches(&description.module, STABLE_MODULE)
-            && field_matches(&description.function, "")
-            && self
-                .probes
-                .iter()
-                .any(|probe| field_matches(&description.name, probe.name))
+            && self.probes.iter().any(|probe| {
+                field_matches(&description.function, probe.function)
+                    && field_matches(&description.name, probe.name)
+            })
     }
 
     fn probes(&self, description: &ProbeDescription) -> Result<Vec<ProbeEntry>, ProviderError> {
@@ -218,19 +221,18 @@ impl Provider for StableProvider {
             return Ok(Vec::new());
         }
         let mut entries = Vec::new();
-        for probe in self
-            .probes
-            .iter()
-            .filter(|probe| field_matches(&description.name, probe.name))
-        {
+        for probe in self.probes.iter().filter(|probe| {
+            field_matches(&description.function, probe.function)
+                && field_matches(&description.name, probe.name)
+        }) {
             match self.entry(probe) {
                 Ok(entry) => entries.push(entry),
                 // Named exactly, an unavailable probe says why; a glob skips it.
                 Err(reason) if names_exactly(description, self.name, probe.name) => {
                     return Err(ProviderError::Unavailable {
                         message: format!(
-                            "probe {}:{}::{} is not available: {reason}",
-                            self.name, STABLE_MODULE, probe.name
+                            "probe {}:{}:{}:{} is not available: {reason}",
+                            self.name, STABLE_MODULE, probe.function, probe.name
                         ),
                     });
                 }

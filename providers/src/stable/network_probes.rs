@@ -306,6 +306,7 @@ pub(crate) const IP_PROBES: &[StableProbe] = &[
     StableProbe {
         // Before routing: forwarded packets are included (PROVIDERS-REFERENCE §6.2).
         name: "receive",
+        function: "",
         source: RawTracepoint("netif_receive_skb"),
         guard: Some(received_ip_packet!()),
         arguments: ip_arguments!(received_ip_header!()),
@@ -314,6 +315,7 @@ pub(crate) const IP_PROBES: &[StableProbe] = &[
     StableProbe {
         // At the device queue, after neighbour resolution; forwarded packets too.
         name: "send",
+        function: "",
         source: RawTracepoint("net_dev_queue"),
         guard: Some(concat!(
             "(",
@@ -331,6 +333,7 @@ pub(crate) const UDP_PROBES: &[StableProbe] = &[
     StableProbe {
         // Before the socket is looked up: udps_addr is 0, the ends come from headers.
         name: "receive",
+        function: "",
         source: RawTracepoint("netif_receive_skb"),
         guard: Some(concat!(
             received_ip_packet!(),
@@ -349,6 +352,7 @@ pub(crate) const UDP_PROBES: &[StableProbe] = &[
     },
     StableProbe {
         name: "send",
+        function: "",
         source: RawTracepoint("net_dev_queue"),
         guard: Some(concat!(
             carries!("arg0", "17", ip_header_at_offset!("arg0")),
@@ -369,6 +373,7 @@ pub(crate) const TCP_PROBES: &[StableProbe] = &[
     StableProbe {
         // The passive side's SYN_RECV -> ESTABLISHED, on the new connection's socket.
         name: "accept-established",
+        function: "",
         source: RawTracepoint("inet_sock_set_state"),
         guard: Some(concat!(
             "((struct sock *)arg0)->sk_protocol == 6",
@@ -381,6 +386,7 @@ pub(crate) const TCP_PROBES: &[StableProbe] = &[
         // An incoming SYN answered with a reset: its segment (arg1) describes it; the
         // socket (arg0) is NULL when no socket listens, as when the port is closed.
         name: "accept-refused",
+        function: "",
         source: RawTracepoint("tcp_send_reset"),
         guard: Some(concat!(
             "arg1 != 0 && ",
@@ -398,6 +404,7 @@ pub(crate) const TCP_PROBES: &[StableProbe] = &[
     StableProbe {
         // The active side's SYN_SENT -> ESTABLISHED.
         name: "connect-established",
+        function: "",
         source: RawTracepoint("inet_sock_set_state"),
         guard: Some(concat!(
             "((struct sock *)arg0)->sk_protocol == 6",
@@ -409,6 +416,7 @@ pub(crate) const TCP_PROBES: &[StableProbe] = &[
     StableProbe {
         // A reset received in SYN_SENT.
         name: "connect-refused",
+        function: "",
         source: RawTracepoint("tcp_receive_reset"),
         guard: Some("((struct sock *)arg0)->__sk_common.skc_state == 2"),
         arguments: tcp_socket_arguments!(SOCKET_STATE),
@@ -417,6 +425,7 @@ pub(crate) const TCP_PROBES: &[StableProbe] = &[
     StableProbe {
         // The SYN an active open sends (SYN without ACK), as the device queue takes it.
         name: "connect-request",
+        function: "",
         source: RawTracepoint("net_dev_queue"),
         guard: Some(concat!(
             carries!("arg0", "6", ip_header_at_offset!("arg0")),
@@ -436,6 +445,7 @@ pub(crate) const TCP_PROBES: &[StableProbe] = &[
         // Segments of established connections only: tcp_probe fires at the top of
         // tcp_rcv_established; handshake and closing segments are not seen.
         name: "receive",
+        function: "",
         source: RawTracepoint("tcp_probe"),
         guard: None,
         arguments: tcp_packet_arguments!(
@@ -449,6 +459,7 @@ pub(crate) const TCP_PROBES: &[StableProbe] = &[
     },
     StableProbe {
         name: "send",
+        function: "",
         source: RawTracepoint("net_dev_queue"),
         guard: Some(carries!("arg0", "6", ip_header_at_offset!("arg0"))),
         arguments: tcp_packet_arguments!(
@@ -465,6 +476,7 @@ pub(crate) const TCP_PROBES: &[StableProbe] = &[
         // There is no transition into TIME_WAIT: the kernel swaps in a timewait
         // minisocket and the socket goes to CLOSE.
         name: "state-change",
+        function: "",
         source: RawTracepoint("inet_sock_set_state"),
         guard: Some(STATE_OF_TCP),
         arguments: &[

@@ -67,6 +67,7 @@ const THREAD_STARTED: &str = "pid != tid && arg1 == 0 && (((struct pt_regs *)arg
 pub(crate) const PROC_PROBES: &[StableProbe] = &[
     StableProbe {
         name: "create",
+        function: "",
         source: RawTracepoint("sched_process_fork"),
         guard: Some("((struct task_struct *)arg1)->pid == ((struct task_struct *)arg1)->tgid"),
         arguments: CHILD_PROCESS,
@@ -74,6 +75,7 @@ pub(crate) const PROC_PROBES: &[StableProbe] = &[
     },
     StableProbe {
         name: "exec",
+        function: "",
         source: RawTracepoint("sys_enter"),
         guard: Some(EXEC_ENTERED),
         arguments: &[StableArgument {
@@ -86,6 +88,7 @@ pub(crate) const PROC_PROBES: &[StableProbe] = &[
     },
     StableProbe {
         name: "exec-failure",
+        function: "",
         source: RawTracepoint("sys_exit"),
         guard: Some(EXEC_FAILED),
         arguments: &[StableArgument {
@@ -97,6 +100,7 @@ pub(crate) const PROC_PROBES: &[StableProbe] = &[
     },
     StableProbe {
         name: "exec-success",
+        function: "",
         source: RawTracepoint("sched_process_exec"),
         guard: None,
         arguments: &[],
@@ -104,6 +108,7 @@ pub(crate) const PROC_PROBES: &[StableProbe] = &[
     },
     StableProbe {
         name: "exit",
+        function: "",
         source: RawTracepoint("sched_process_exit"),
         // The last thread of the process: do_exit has counted it out of `live`.
         guard: Some("((struct task_struct *)arg0)->signal->live.counter == 0"),
@@ -116,6 +121,7 @@ pub(crate) const PROC_PROBES: &[StableProbe] = &[
     },
     StableProbe {
         name: "lwp-create",
+        function: "",
         source: RawTracepoint("sched_process_fork"),
         guard: Some("((struct task_struct *)arg1)->pid != ((struct task_struct *)arg1)->tgid"),
         arguments: CHILD_THREAD,
@@ -123,6 +129,7 @@ pub(crate) const PROC_PROBES: &[StableProbe] = &[
     },
     StableProbe {
         name: "lwp-exit",
+        function: "",
         source: RawTracepoint("sched_process_exit"),
         guard: None,
         arguments: &[],
@@ -130,6 +137,7 @@ pub(crate) const PROC_PROBES: &[StableProbe] = &[
     },
     StableProbe {
         name: "lwp-start",
+        function: "",
         source: RawTracepoint("sys_exit"),
         guard: Some(THREAD_STARTED),
         arguments: &[],
@@ -137,6 +145,7 @@ pub(crate) const PROC_PROBES: &[StableProbe] = &[
     },
     StableProbe {
         name: "signal-clear",
+        function: "",
         source: Syscall {
             function: "rt_sigtimedwait",
             is_return: true,
@@ -151,6 +160,7 @@ pub(crate) const PROC_PROBES: &[StableProbe] = &[
     },
     StableProbe {
         name: "signal-discard",
+        function: "",
         source: RawTracepoint("signal_generate"),
         // TRACE_SIGNAL_IGNORED.
         guard: Some("arg4 == 1"),
@@ -159,6 +169,7 @@ pub(crate) const PROC_PROBES: &[StableProbe] = &[
     },
     StableProbe {
         name: "signal-handle",
+        function: "",
         source: RawTracepoint("signal_deliver"),
         guard: None,
         arguments: &[
@@ -182,6 +193,7 @@ pub(crate) const PROC_PROBES: &[StableProbe] = &[
     },
     StableProbe {
         name: "signal-send",
+        function: "",
         source: RawTracepoint("signal_generate"),
         // TRACE_SIGNAL_DELIVERED or TRACE_SIGNAL_LOSE_INFO: something was queued.
         guard: Some("arg4 == 0 || arg4 == 4"),
@@ -190,6 +202,7 @@ pub(crate) const PROC_PROBES: &[StableProbe] = &[
     },
     StableProbe {
         name: "start",
+        function: "",
         source: RawTracepoint("sys_exit"),
         guard: Some(PROCESS_STARTED),
         arguments: &[],

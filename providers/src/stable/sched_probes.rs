@@ -33,6 +33,7 @@ macro_rules! thread_arguments {
 pub(crate) const SCHED_PROBES: &[StableProbe] = &[
     StableProbe {
         name: "change-pri",
+        function: "",
         source: RawTracepoint("sched_pi_setprio"),
         guard: None,
         arguments: &[
@@ -57,6 +58,7 @@ pub(crate) const SCHED_PROBES: &[StableProbe] = &[
     },
     StableProbe {
         name: "dequeue",
+        function: "",
         source: KernelFunction("dequeue_task_fair"),
         guard: None,
         arguments: thread_arguments!("(struct task_struct *)arg1"),
@@ -64,6 +66,7 @@ pub(crate) const SCHED_PROBES: &[StableProbe] = &[
     },
     StableProbe {
         name: "enqueue",
+        function: "",
         source: KernelFunction("enqueue_task_fair"),
         guard: None,
         arguments: thread_arguments!("(struct task_struct *)arg1"),
@@ -71,6 +74,7 @@ pub(crate) const SCHED_PROBES: &[StableProbe] = &[
     },
     StableProbe {
         name: "off-cpu",
+        function: "",
         source: RawTracepoint("sched_switch"),
         guard: None,
         // The thread about to run: sched_switch's `next`.
@@ -79,6 +83,7 @@ pub(crate) const SCHED_PROBES: &[StableProbe] = &[
     },
     StableProbe {
         name: "on-cpu",
+        function: "",
         // No tracepoint runs in the incoming thread right after the switch: the probe
         // fires at sched_switch, as the previous thread leaves the CPU, with every
         // thread built-in bound to `next` (PROVIDERS-REFERENCE §4.2).
@@ -89,6 +94,7 @@ pub(crate) const SCHED_PROBES: &[StableProbe] = &[
     },
     StableProbe {
         name: "preempt",
+        function: "",
         source: RawTracepoint("sched_switch"),
         guard: Some("arg0 != 0"),
         arguments: &[],
@@ -96,6 +102,7 @@ pub(crate) const SCHED_PROBES: &[StableProbe] = &[
     },
     StableProbe {
         name: "sleep",
+        function: "",
         source: RawTracepoint("sched_switch"),
         // The thread leaves the CPU to wait (not preempted, not runnable).
         guard: Some("arg0 == 0 && (arg3 & 0xff) != 0"),
@@ -104,6 +111,7 @@ pub(crate) const SCHED_PROBES: &[StableProbe] = &[
     },
     StableProbe {
         name: "surrender",
+        function: "",
         source: Syscall {
             function: "sched_yield",
             is_return: false,
@@ -114,6 +122,7 @@ pub(crate) const SCHED_PROBES: &[StableProbe] = &[
     },
     StableProbe {
         name: "tick",
+        function: "",
         source: RawTracepoint("hrtimer_expire_entry"),
         guard: Some("(uintptr_t)((struct hrtimer *)arg0)->function == {tick_handler}"),
         // The thread the tick interrupted.
@@ -122,9 +131,19 @@ pub(crate) const SCHED_PROBES: &[StableProbe] = &[
     },
     StableProbe {
         name: "wakeup",
+        function: "",
         // sched_waking runs in the waker's context (sched_wakeup may run on the
         // target CPU), as DTrace's wakeup does.
         source: RawTracepoint("sched_waking"),
+        guard: None,
+        arguments: thread_arguments!("(struct task_struct *)arg0"),
+        subject_task_argument: None,
+    },
+    StableProbe {
+        name: "wakeup",
+        // A new task's first wakeup (wake_up_new_task) has no sched_waking.
+        function: "sched_wakeup_new",
+        source: RawTracepoint("sched_wakeup_new"),
         guard: None,
         arguments: thread_arguments!("(struct task_struct *)arg0"),
         subject_task_argument: None,
