@@ -157,7 +157,7 @@ fn user_memory_members_of_curpsinfo_are_refused_in_on_cpu() {
         println!("skipping: {reason}");
         return;
     }
-    for member in ["pr_argc"] {
+    for member in ["pr_psargs", "pr_argc"] {
         let program = format!("sched:::on-cpu {{ trace(curpsinfo->{member}); }}");
         let outcome = DTRACE.run(&["-e", "-n", &program]);
         assert_eq!(outcome.status, Some(1), "{member}: {}", outcome.stderr);
