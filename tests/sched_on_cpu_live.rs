@@ -21,30 +21,36 @@ use common::live::LiveDtrace;
 const DTRACE: LiveDtrace = LiveDtrace::with_deadline(Duration::from_secs(30));
 
 /// The load: prints `load PID TID COMM`, sleeps so that it is switched in again under
-/// tracing, then between two getppid() calls (each followed by a read of its own
-/// schedstat) burns about 0.8 s of CPU in stretches with short sleeps between them, and
-/// prints `schedstat NS`: the thread's time on CPU between the two reads.
-const LOAD: &str = "import os, threading, time\n\
+/// tracing, then between two marks (a SIGURG to itself, which it ignores; each followed
+/// by a read of its own schedstat) burns about 0.8 s of CPU in stretches with short
+/// sleeps between them, and prints `schedstat NS`: the thread's time on CPU between the
+/// two reads. The marks are signals rather than system calls so that every probe of the
+/// program fires where the kernel cannot preempt it: a syscall probe's program can be
+/// preempted on kernels whose syscall tracepoints may fault, and a sched_switch that
+/// finds this session's per-CPU work area busy then counts a nesting drop and loses an
+/// on-CPU stretch.
+const LOAD: &str = "import os, signal, threading, time\n\
 tid = threading.get_native_id()\n\
 def schedstat():\n    \
 with open('/proc/self/task/%d/schedstat' % tid) as f:\n        \
 return int(f.read().split()[0])\n\
 print('load', os.getpid(), tid, open('/proc/self/comm').read().strip(), flush=True)\n\
 time.sleep(0.3)\n\
-os.getppid()\n\
+os.kill(os.getpid(), signal.SIGURG)\n\
 first = schedstat()\n\
 for _ in range(8):\n    \
 start = time.thread_time_ns()\n    \
 while time.thread_time_ns() - start < 100000000:\n        pass\n    \
 time.sleep(0.03)\n\
-os.getppid()\n\
+os.kill(os.getpid(), signal.SIGURG)\n\
 last = schedstat()\n\
 print('schedstat', last - first, flush=True)\n";
 
-/// Sums each target thread's time on CPU from on-cpu to off-cpu; at each getppid()
-/// prints that sum up to now (the running stretch included). The first on-cpu of a
-/// thread after its getppid() (by then it runs the load, not the shell or dtrace's fork
-/// before exec) prints what the built-ins there say.
+/// Sums each target thread's time on CPU from on-cpu to off-cpu; at each mark (the
+/// SIGURG it ignores: `proc:::signal-discard`, in the sender's context) prints that sum
+/// up to now (the running stretch included). The first on-cpu of a thread after its
+/// mark (by then it runs the load, not the shell or dtrace's fork before exec) prints
+/// what the built-ins there say.
 const PROGRAM: &str = "
 self uint64_t total;
 self uint64_t ts;
@@ -59,7 +65,7 @@ sched:::off-cpu /pid == $target && self->ts/ {
     self->total += timestamp - self->ts;
     self->ts = 0;
 }
-syscall::getppid:entry /pid == $target && self->ts/ {
+proc:::signal-discard /pid == $target && args[2] == SIGURG && self->ts/ {
     printf(\"dtrace %d %d\\n\", tid, self->total + (timestamp - self->ts));
     self->report = 1;
 }
@@ -133,7 +139,7 @@ fn on_cpu_time_per_thread_matches_schedstat_and_names_the_incoming_thread() {
         .map(|words| number(words[2]))
         .collect();
     let [start, end] = samples.as_slice() else {
-        panic!("expected two getppid() samples: {}", outcome.stdout);
+        panic!("expected two marks: {}", outcome.stdout);
     };
     let traced = end - start;
     let schedstat = find("schedstat");
