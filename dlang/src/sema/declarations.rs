@@ -750,16 +750,7 @@ impl Analyzer<'_> {
         else {
             return self.expression(value);
         };
-        let target = self.type_from_type_name(type_name)?;
-        let input = self.operand(operand)?;
-        let output = self
-            .types
-            .referenced(target)
-            .filter(|_| self.types.is_pointer(target))
-            .unwrap_or(target);
-        if self.find_translator(output, &input).is_none() {
-            return Err(self.no_translator(&input, target, &value.span));
-        }
+        let target = self.checked_translation(type_name, operand, &value.span)?;
         Ok(self.placeholder(target, &value.span))
     }
 

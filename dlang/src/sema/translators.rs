@@ -119,6 +119,26 @@ impl Analyzer<'_> {
         operand: &Expr,
         span: &Span,
     ) -> SemaResult<TypedExpr> {
+        let target = self.checked_translation(type_name, operand, span)?;
+        Err(error(
+            ErrorTag::D_XLATE_NONE,
+            span,
+            format!(
+                "translated value of type {} may only be used to access a member (xlate <T>(e).member or xlate <T *>(e)->member)",
+                self.type_name(target)
+            ),
+        ))
+    }
+
+    /// The type `xlate <type_name> (operand)` translates to, once it is checked that a
+    /// translator from the operand's type to it (or, for a pointer, to what it points
+    /// at) exists.
+    pub(super) fn checked_translation(
+        &mut self,
+        type_name: &TypeName,
+        operand: &Expr,
+        span: &Span,
+    ) -> SemaResult<TypeId> {
         let target = self.type_from_type_name(type_name)?;
         let value = self.operand(operand)?;
         let output = self
@@ -129,14 +149,7 @@ impl Analyzer<'_> {
         if self.find_translator(output, &value).is_none() {
             return Err(self.no_translator(&value, target, span));
         }
-        Err(error(
-            ErrorTag::D_XLATE_NONE,
-            span,
-            format!(
-                "translated value of type {} may only be used to access a member (xlate <T>(e).member or xlate <T *>(e)->member)",
-                self.type_name(target)
-            ),
-        ))
+        Ok(target)
     }
 
     /// The translation `base` stands for, when it is one: `xlate <T>(e)`, a translated
