@@ -19,4 +19,5 @@ pub mod signals;
 pub mod size_notices;
 pub mod symbolize;
 pub mod target_process;
+mod traced_start;
 pub mod vm_context;
