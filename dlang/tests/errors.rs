@@ -552,7 +552,27 @@ fn declarations() {
     check(
         "inline int x = 1; inline int x = 2;",
         "D_DECL_IDRED",
-        "identifier redeclared: x",
+        "identifier redefined: x\n\t current: inline definition\n\tprevious: scalar inline",
+    );
+    check(
+        "int x; inline int x = 2;",
+        "D_DECL_IDRED",
+        "identifier redefined: x\n\t current: inline definition\n\tprevious: scalar ",
+    );
+    check(
+        "enum e { E }; inline int E = 2;",
+        "D_DECL_IDRED",
+        "identifier redefined: E\n\t current: inline definition\n\tprevious: enumerator ",
+    );
+    check(
+        "inline void v = 1;",
+        "D_DECL_VOIDOBJ",
+        "cannot declare void inline: v",
+    );
+    check(
+        "int a[5]; int a[6];",
+        "D_DECL_IDRED",
+        "identifier redeclared: a\n\t current: scalar int [6]\n\tprevious: scalar int [5]",
     );
 }
 

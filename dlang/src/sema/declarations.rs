@@ -231,9 +231,15 @@ impl Analyzer<'_> {
             entry.shape = shape;
             return Ok(());
         }
+        // DTrace's identifier kinds: a fixed array is a scalar of array type.
         let kind_word = |shape: &VariableShape| match shape {
-            VariableShape::Scalar => "scalar",
-            _ => "array",
+            VariableShape::Scalar | VariableShape::StaticArray { .. } => "scalar",
+            _ => "associative array",
+        };
+        // A fixed array's type is named as C names it (`int [5]`).
+        let type_word = |ty: String, shape: &VariableShape| match shape {
+            VariableShape::StaticArray { elements } => format!("{ty} [{elements}]"),
+            _ => ty,
         };
         let previous_type = variable.ty.map(|ty| self.type_name(ty)).unwrap_or_default();
         Err(error(
@@ -242,9 +248,9 @@ impl Analyzer<'_> {
             format!(
                 "identifier redeclared: {name}\n\t current: {} {}\n\tprevious: {} {}",
                 kind_word(&shape),
-                self.type_name(ty),
+                type_word(self.type_name(ty), &shape),
                 kind_word(&variable.shape),
-                previous_type
+                type_word(previous_type, &variable.shape)
             ),
         ))
     }
@@ -692,17 +698,25 @@ impl Analyzer<'_> {
     /// `inline type name[params] = value;`
     pub(super) fn inline_definition(&mut self, inline: &InlineDefinition) -> SemaResult<()> {
         let name = &inline.name;
-        if self.inlines.contains_key(name)
-            || self.variables.global(name).is_some()
-            || self.types.find_enumerator(name).is_some()
-        {
+        // DTrace resolves the declared type before it looks the name up, and names the
+        // identifier the inline would replace.
+        let ty = self.type_from_type_name(&inline.ty)?;
+        if let Some(previous) = self.global_identifier_kind(name) {
             return Err(error(
                 ErrorTag::D_DECL_IDRED,
                 &inline.span,
-                format!("identifier redeclared: {name}"),
+                format!(
+                    "identifier redefined: {name}\n\t current: inline definition\n\tprevious: {previous}"
+                ),
             ));
         }
-        let ty = self.type_from_type_name(&inline.ty)?;
+        if self.types.is_void(ty) {
+            return Err(error(
+                ErrorTag::D_DECL_VOIDOBJ,
+                &inline.span,
+                format!("cannot declare void inline: {name}"),
+            ));
+        }
         let mut parameters = Vec::new();
         let mut placeholders = HashMap::new();
         for (type_name, parameter) in &inline.parameters {
@@ -752,6 +766,30 @@ impl Analyzer<'_> {
         };
         let target = self.checked_translation(type_name, operand, &value.span)?;
         Ok(self.placeholder(target, &value.span))
+    }
+
+    /// How DTrace describes the global identifier `name` when a declaration would
+    /// replace it (its kind, then `inline` for an inline), or `None` when it is free.
+    fn global_identifier_kind(&self, name: &str) -> Option<String> {
+        if let Some(inline) = self.inlines.get(name) {
+            let kind = if inline.parameters.is_empty() {
+                "scalar"
+            } else {
+                "associative array"
+            };
+            return Some(format!("{kind} inline"));
+        }
+        if self.types.find_enumerator(name).is_some() {
+            return Some("enumerator ".to_string());
+        }
+        let id = self.variables.global(name)?;
+        let kind = match self.variables.get(id).shape {
+            VariableShape::Associative { .. } | VariableShape::BuiltinArray { .. } => {
+                "associative array"
+            }
+            VariableShape::Scalar | VariableShape::StaticArray { .. } => "scalar",
+        };
+        Some(format!("{kind} "))
     }
 
     /// A non-constant stand-in value of type `ty`, used to type-check bodies whose
