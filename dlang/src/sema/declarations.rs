@@ -66,17 +66,25 @@ impl Analyzer<'_> {
                 return Err(error(
                     ErrorTag::D_DECL_SCOPE,
                     &span,
-                    "D scoping operator may not be used in a declaration name",
+                    format!("D scoping operator may not be used in a declaration name ({name})"),
                 ));
             }
             match storage {
                 Some(StorageClass::Typedef) => {
-                    if let Err(previous) = self.types.define_typedef(&name, declared.ty) {
-                        let _ = previous;
+                    // DTrace refuses a typedef named like a global identifier, then one
+                    // that redefines a type name; both are identifier redeclarations.
+                    if self.global_identifier_kind(&name).is_some() {
                         return Err(error(
-                            ErrorTag::D_DECL_TYPERED,
+                            ErrorTag::D_DECL_IDRED,
                             &span,
-                            format!("type redeclared: {name}"),
+                            format!("global variable identifier redeclared: {name}"),
+                        ));
+                    }
+                    if self.types.define_typedef(&name, declared.ty).is_err() {
+                        return Err(error(
+                            ErrorTag::D_DECL_IDRED,
+                            &span,
+                            format!("typedef redeclared: {name}"),
                         ));
                     }
                 }
@@ -170,7 +178,7 @@ impl Analyzer<'_> {
                 ErrorTag::D_DECL_INCOMPLETE,
                 span,
                 format!(
-                    "declaration requires complete type: {} {name}",
+                    "incomplete struct/union/enum {}: {name}",
                     self.type_name(ty)
                 ),
             ));
@@ -378,11 +386,19 @@ impl Analyzer<'_> {
                     self.types.qualified(pointer, qualifiers)
                 }
                 Derivation::Array(ArrayDimension::Unspecified) => {
+                    // DTrace names the declared identifier when the array is the object
+                    // being declared.
+                    let named = declarator.name.as_ref().filter(|_| outermost);
+                    let suffix = named
+                        .map(|(name, _)| format!(": {name}"))
+                        .unwrap_or_default();
                     return Err(error(
                         ErrorTag::D_DECL_ARRNULL,
                         &declarator.span,
-                        "array declaration requires array dimension or tuple signature",
-                    ))
+                        format!(
+                            "array declaration requires array dimension or tuple signature{suffix}"
+                        ),
+                    ));
                 }
                 Derivation::Array(ArrayDimension::Size(expr)) => {
                     let value = self.expression(expr)?;
@@ -700,7 +716,6 @@ impl Analyzer<'_> {
         let name = &inline.name;
         // DTrace resolves the declared type before it looks the name up, and names the
         // identifier the inline would replace.
-        let ty = self.type_from_type_name(&inline.ty)?;
         if let Some(previous) = self.global_identifier_kind(name) {
             return Err(error(
                 ErrorTag::D_DECL_IDRED,
@@ -710,11 +725,40 @@ impl Analyzer<'_> {
                 ),
             ));
         }
+        // An inline array takes a tuple signature (its parameters), never a dimension.
+        match inline.ty.declarator.derivations.first() {
+            Some(Derivation::Array(ArrayDimension::Unspecified)) => {
+                return Err(error(
+                    ErrorTag::D_DECL_ARRNULL,
+                    &inline.span,
+                    format!("inline declaration requires array tuple signature: {name}"),
+                ))
+            }
+            Some(Derivation::Array(_)) => {
+                return Err(error(
+                    ErrorTag::D_DECL_ARRNULL,
+                    &inline.span,
+                    format!("inline declaration cannot be of scalar array type: {name}"),
+                ))
+            }
+            _ => {}
+        }
+        let ty = self.type_from_type_name(&inline.ty)?;
         if self.types.is_void(ty) {
             return Err(error(
                 ErrorTag::D_DECL_VOIDOBJ,
                 &inline.span,
                 format!("cannot declare void inline: {name}"),
+            ));
+        }
+        if self.is_incomplete(ty) {
+            return Err(error(
+                ErrorTag::D_DECL_INCOMPLETE,
+                &inline.span,
+                format!(
+                    "incomplete struct/union/enum {}: {name}",
+                    self.type_name(ty)
+                ),
             ));
         }
         let mut parameters = Vec::new();
