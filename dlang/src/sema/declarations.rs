@@ -53,15 +53,20 @@ impl Analyzer<'_> {
             }
             return Ok(());
         }
-        for declarator in &declaration.declarators {
+        for (declarator, end) in declaration
+            .declarators
+            .iter()
+            .zip(&declaration.declarator_ends)
+        {
             let declared = self.apply_declarator(base, declarator)?;
-            let Some((name, span)) = declared.name.clone() else {
+            let Some((name, _)) = declared.name.clone() else {
                 return Err(error(
                     ErrorTag::D_DECL_USELESS,
                     &declarator.span,
                     "useless declaration",
                 ));
             };
+            let span = end.clone();
             if name.contains('`') {
                 return Err(error(
                     ErrorTag::D_DECL_SCOPE,
@@ -714,12 +719,15 @@ impl Analyzer<'_> {
     /// `inline type name[params] = value;`
     pub(super) fn inline_definition(&mut self, inline: &InlineDefinition) -> SemaResult<()> {
         let name = &inline.name;
+        // DTrace defines an inline when its parser reads the closing `;`, so errors
+        // report that line.
+        let end_span = inline.span.end.saturating_sub(1)..inline.span.end;
         // DTrace resolves the declared type before it looks the name up, and names the
         // identifier the inline would replace.
         if let Some(previous) = self.global_identifier_kind(name) {
             return Err(error(
                 ErrorTag::D_DECL_IDRED,
-                &inline.span,
+                &end_span,
                 format!(
                     "identifier redefined: {name}\n\t current: inline definition\n\tprevious: {previous}"
                 ),
@@ -730,14 +738,14 @@ impl Analyzer<'_> {
             Some(Derivation::Array(ArrayDimension::Unspecified)) => {
                 return Err(error(
                     ErrorTag::D_DECL_ARRNULL,
-                    &inline.span,
+                    &end_span,
                     format!("inline declaration requires array tuple signature: {name}"),
                 ))
             }
             Some(Derivation::Array(_)) => {
                 return Err(error(
                     ErrorTag::D_DECL_ARRNULL,
-                    &inline.span,
+                    &end_span,
                     format!("inline declaration cannot be of scalar array type: {name}"),
                 ))
             }
@@ -747,14 +755,14 @@ impl Analyzer<'_> {
         if self.types.is_void(ty) {
             return Err(error(
                 ErrorTag::D_DECL_VOIDOBJ,
-                &inline.span,
+                &end_span,
                 format!("cannot declare void inline: {name}"),
             ));
         }
         if self.is_incomplete(ty) {
             return Err(error(
                 ErrorTag::D_DECL_INCOMPLETE,
-                &inline.span,
+                &end_span,
                 format!(
                     "incomplete struct/union/enum {}: {name}",
                     self.type_name(ty)
@@ -778,7 +786,7 @@ impl Analyzer<'_> {
         if !self.is_argument_compatible(ty, &value) {
             return Err(error(
                 ErrorTag::D_OP_INCOMPAT,
-                &inline.span,
+                &end_span,
                 format!(
                     "inline {name} definition uses incompatible types: \"{}\" = \"{}\"",
                     self.type_name(ty),
