@@ -129,9 +129,11 @@ pub fn run_with_messages(invocation: &Invocation, messages: Rc<dyn MessageSink>)
     }
     let options = match collect_options(invocation) {
         Ok(options) => options,
+        // dtrace(1) reports a failed option through its fatal path (dfatal), whose
+        // status is 1; only usage errors exit with 2 (D-REFERENCE.md §12.3).
         Err(message) => {
             messages.message(&message);
-            return EXIT_USAGE;
+            return EXIT_FATAL;
         }
     };
     let settings = CompileSettings::from_options(
