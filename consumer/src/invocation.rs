@@ -27,6 +27,7 @@ use crate::session::Session;
 use crate::session_output::{OutputFile, SessionOutput, StandardOutput};
 use crate::settings::{CompileSettings, EngineChoice, TracingSettings};
 use crate::signals::install_interrupt_handlers;
+use crate::size_minimums::check_minimum_sizes;
 use crate::symbolize::{SystemSymbolOptions, SystemSymbols};
 use crate::target_process::{TargetExitReporter, TargetProcesses};
 
@@ -562,6 +563,11 @@ impl TracingRun<'_> {
             if !settings.quiet {
                 messages.message("allowing destructive actions");
             }
+        }
+        if let Err(reason) = check_minimum_sizes(program, &enabled_probes, &settings.engine.options)
+        {
+            messages.message(&format!("could not enable tracing: {reason}"));
+            return Err(EXIT_FATAL);
         }
         Ok(enabled_probes)
     }
