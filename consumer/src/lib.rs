@@ -16,6 +16,7 @@ pub mod session;
 pub mod session_output;
 pub mod settings;
 pub mod signals;
+pub mod size_minimums;
 pub mod size_notices;
 pub mod symbolize;
 pub mod target_process;
