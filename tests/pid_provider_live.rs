@@ -148,3 +148,37 @@ fn globbed_provider_names_select_the_pid_provider_of_the_process() {
     assert_eq!(globbed.status, Some(0), "{}", globbed.stderr);
     assert_eq!(globbed.stdout, "\n        1                3\n");
 }
+
+#[test]
+fn listing_with_a_command_lists_its_pid_probes() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    let scratch = ScratchDirectory::new("pid-provider-listing");
+    let Some(binary) = built_program(&scratch) else {
+        return;
+    };
+    let listing = DTRACE.run(&[
+        "-l",
+        "-n",
+        "pid$target:a.out:go:",
+        "-c",
+        &binary.display().to_string(),
+    ]);
+    assert_eq!(listing.status, Some(0), "{}", listing.stderr);
+    let probes: Vec<Vec<&str>> = listing
+        .stdout
+        .lines()
+        .skip(1)
+        .map(|line| line.split_whitespace().skip(2).collect())
+        .collect();
+    assert_eq!(
+        probes,
+        vec![
+            vec!["pidprog", "go", "entry"],
+            vec!["pidprog", "go", "return"]
+        ],
+        "{}",
+        listing.stdout
+    );
+}
