@@ -18,6 +18,7 @@ mod declarations;
 mod derived_probes;
 mod expressions;
 mod formatting;
+mod forward_reads;
 mod functions;
 pub mod ir;
 mod kernel_variables;
@@ -158,6 +159,9 @@ pub struct Analyzer<'a> {
     /// The system library files whose types and translators this compilation has
     /// declared (by index).
     loaded_library_files: Vec<usize>,
+    /// The first write of each scalar variable in the program being analysed, which
+    /// declares a variable a predicate reads before it (`forward_reads.rs`).
+    forward_writes: HashMap<(VariableScope, String), forward_reads::FirstWrite>,
 }
 
 impl<'a> Analyzer<'a> {
@@ -201,6 +205,7 @@ impl<'a> Analyzer<'a> {
             kernel_type_read: None,
             extern_variables: HashMap::new(),
             loaded_library_files: Vec::new(),
+            forward_writes: HashMap::new(),
         }
     }
 
@@ -319,6 +324,7 @@ impl<'a> Analyzer<'a> {
                 "empty D program translation unit",
             ));
         }
+        self.forward_writes = forward_reads::first_writes(program);
         for item in &program.items {
             match item {
                 Item::Clause(clause) => self.analyze_clause(source, clause)?,
