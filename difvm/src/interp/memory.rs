@@ -11,7 +11,8 @@
 //! | `0xd2` | firing regions: storage of by-reference clause-local (`this->`) variables | one probe firing |
 //! | `0xd3` | clause regions: DIFO string tables (`sets`), built-in strings (`execname`…) | one clause execution |
 //!
-//! Only scratch is writable by DIF stores. Address 0 and every address that is not in a
+//! Only scratch and session regions (global variables kept in memory, whose address
+//! `&` takes) are writable by DIF stores. Address 0 and every address that is not in a
 //! live region fault with `invalid address`. Addresses with other tags are outside the
 //! interpreter: kernel loads (`ld*`) ask the firing context to read them, restricted loads
 //! (`rld*`) refuse them, and user loads (`uld*`, `copyin`) always go to the context.
@@ -201,16 +202,18 @@ impl AddressSpace {
         self.internal_tail(address)?.get(..length)
     }
 
-    /// `length` writable bytes at `address`: only allocated scratch is writable.
+    /// `length` writable bytes at `address`: allocated scratch, and session regions
+    /// (the storage of global variables, which `&x` and scalar arrays point into).
     pub fn writable(&mut self, address: u64, length: usize) -> Option<&mut [u8]> {
         let (tag, index, offset) = Self::decode(address);
-        if tag != TAG_SCRATCH || index != 0 {
-            return None;
+        let end = offset.checked_add(length)?;
+        match tag {
+            TAG_SCRATCH if index == 0 && end <= self.scratch_used => {
+                self.scratch.get_mut(offset..end)
+            }
+            TAG_SESSION => self.session.get_mut(index)?.get_mut(offset..end),
+            _ => None,
         }
-        let end = offset
-            .checked_add(length)
-            .filter(|&end| end <= self.scratch_used)?;
-        self.scratch.get_mut(offset..end)
     }
 
     /// The whole region whose first byte is `address` (variable storage the engine

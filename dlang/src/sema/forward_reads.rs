@@ -6,8 +6,8 @@
 use std::collections::HashMap;
 
 use super::variables::{VariableScope, VariableShape};
-use super::Analyzer;
-use crate::ast::{AssignmentOperator, Expr, ExprKind, Item, Program, Statement, UnaryOperator};
+use super::{program_scan, Analyzer};
+use crate::ast::{AssignmentOperator, Expr, ExprKind, Program, UnaryOperator};
 
 /// A scalar variable a write names: its scope (global or thread-local) and name.
 type WrittenName = (VariableScope, String);
@@ -22,45 +22,31 @@ pub(super) enum FirstWrite {
 }
 
 /// The first write of each scalar global and thread-local variable in `program`, in
-/// program order (clause bodies and predicates, left to right).
+/// program order (clause predicates and bodies, left to right).
 pub(super) fn first_writes(program: &Program) -> HashMap<WrittenName, FirstWrite> {
     let mut writes = HashMap::new();
-    for item in &program.items {
-        let Item::Clause(clause) = item else { continue };
-        if let Some(predicate) = &clause.predicate {
-            collect_expression(predicate, &mut writes);
+    program_scan::for_each_expression(program, &mut |expr| {
+        let write = match &expr.kind {
+            ExprKind::Assign {
+                operator: AssignmentOperator::Assign,
+                target,
+                value,
+            } => written_name(target).map(|name| (name, FirstWrite::Assignment((**value).clone()))),
+            ExprKind::Unary {
+                operator:
+                    UnaryOperator::PreIncrement
+                    | UnaryOperator::PreDecrement
+                    | UnaryOperator::PostIncrement
+                    | UnaryOperator::PostDecrement,
+                operand,
+            } => written_name(operand).map(|name| (name, FirstWrite::Increment)),
+            _ => None,
+        };
+        if let Some((name, write)) = write {
+            writes.entry(name).or_insert(write);
         }
-        if let Some(body) = &clause.body {
-            for statement in &body.statements {
-                collect_statement(statement, &mut writes);
-            }
-        }
-    }
+    });
     writes
-}
-
-fn collect_statement(statement: &Statement, writes: &mut HashMap<WrittenName, FirstWrite>) {
-    match statement {
-        Statement::Expression(expr) => collect_expression(expr, writes),
-        Statement::If {
-            condition,
-            then_branch,
-            else_branch,
-            ..
-        } => {
-            collect_expression(condition, writes);
-            collect_statement(then_branch, writes);
-            if let Some(else_branch) = else_branch {
-                collect_statement(else_branch, writes);
-            }
-        }
-        Statement::Block(block) => {
-            for inner in &block.statements {
-                collect_statement(inner, writes);
-            }
-        }
-        Statement::Empty(_) => {}
-    }
 }
 
 /// The variable a write target names, when it is a scalar global or thread-local.
@@ -69,69 +55,6 @@ fn written_name(target: &Expr) -> Option<WrittenName> {
         ExprKind::Identifier(name) => Some((VariableScope::Global, name.clone())),
         ExprKind::ThreadLocal(name) => Some((VariableScope::ThreadLocal, name.clone())),
         _ => None,
-    }
-}
-
-fn collect_expression(expr: &Expr, writes: &mut HashMap<WrittenName, FirstWrite>) {
-    match &expr.kind {
-        ExprKind::Assign {
-            operator,
-            target,
-            value,
-        } => {
-            // The value is evaluated before the store, so its writes come first.
-            collect_expression(value, writes);
-            if let (AssignmentOperator::Assign, Some(name)) = (operator, written_name(target)) {
-                writes
-                    .entry(name)
-                    .or_insert_with(|| FirstWrite::Assignment((**value).clone()));
-            }
-        }
-        ExprKind::Unary { operator, operand } => {
-            let increments = matches!(
-                operator,
-                UnaryOperator::PreIncrement
-                    | UnaryOperator::PreDecrement
-                    | UnaryOperator::PostIncrement
-                    | UnaryOperator::PostDecrement
-            );
-            if let (true, Some(name)) = (increments, written_name(operand)) {
-                writes.entry(name).or_insert(FirstWrite::Increment);
-            }
-            collect_expression(operand, writes);
-        }
-        ExprKind::Binary { left, right, .. } => {
-            collect_expression(left, writes);
-            collect_expression(right, writes);
-        }
-        ExprKind::Conditional {
-            condition,
-            then_value,
-            else_value,
-        } => {
-            collect_expression(condition, writes);
-            collect_expression(then_value, writes);
-            collect_expression(else_value, writes);
-        }
-        ExprKind::Cast { operand, .. }
-        | ExprKind::Stringof(operand)
-        | ExprKind::SizeofExpr(operand)
-        | ExprKind::Xlate { operand, .. } => collect_expression(operand, writes),
-        ExprKind::Call { arguments, .. } => {
-            for argument in arguments {
-                collect_expression(argument, writes);
-            }
-        }
-        ExprKind::Index { base, keys } => {
-            collect_expression(base, writes);
-            for key in keys {
-                collect_expression(key, writes);
-            }
-        }
-        ExprKind::Member { base, .. } | ExprKind::PointerMember { base, .. } => {
-            collect_expression(base, writes)
-        }
-        _ => {}
     }
 }
 

@@ -24,9 +24,11 @@ pub mod ir;
 mod kernel_variables;
 mod library;
 mod macros;
+mod memory_variables;
 mod operators;
 mod printed_type;
 mod probe_specs;
+mod program_scan;
 mod speculation;
 mod subject_task;
 mod translators;
@@ -162,6 +164,9 @@ pub struct Analyzer<'a> {
     /// The first write of each scalar variable in the program being analysed, which
     /// declares a variable a predicate reads before it (`forward_reads.rs`).
     forward_writes: HashMap<(VariableScope, String), forward_reads::FirstWrite>,
+    /// The identifiers the program being analysed applies `&` to
+    /// (`memory_variables.rs`).
+    address_taken: std::collections::HashSet<String>,
 }
 
 impl<'a> Analyzer<'a> {
@@ -206,6 +211,7 @@ impl<'a> Analyzer<'a> {
             extern_variables: HashMap::new(),
             loaded_library_files: Vec::new(),
             forward_writes: HashMap::new(),
+            address_taken: std::collections::HashSet::new(),
         }
     }
 
@@ -288,6 +294,7 @@ impl<'a> Analyzer<'a> {
             }
         }
         self.unify_joined_key_layouts();
+        self.mark_memory_variables();
         Ok(Analysis {
             string_size: self.types.string_size(),
             settings: self.settings.clone(),
@@ -325,6 +332,8 @@ impl<'a> Analyzer<'a> {
             ));
         }
         self.forward_writes = forward_reads::first_writes(program);
+        self.address_taken
+            .extend(memory_variables::address_taken(program));
         for item in &program.items {
             match item {
                 Item::Clause(clause) => self.analyze_clause(source, clause)?,
