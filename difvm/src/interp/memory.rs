@@ -407,7 +407,14 @@ mod tests {
             .unwrap();
         assert_eq!(space.internal(address + 1, 4).unwrap(), b"ello");
         assert!(space.internal(address + 1, 6).is_none());
-        assert!(space.writable(address, 1).is_none());
+        // Session regions (global variables, which `&x` points into) are writable
+        // within their bounds; clause regions (string tables) never are.
+        assert!(space.writable(address, 6).is_some());
+        assert!(space.writable(address + 1, 6).is_none());
+        let constant = space
+            .map(RegionLifetime::Clause, b"abc\0".to_vec())
+            .unwrap();
+        assert!(space.writable(constant, 1).is_none());
         let context = SimpleFiringContext::default();
         assert_eq!(
             space
