@@ -725,9 +725,6 @@ impl Analyzer<'_> {
             } if self.is_in_memory(variable) => {
                 self.static_array_element_address(variable, index, span)
             }
-            Place::Variable(variable) if self.is_global_object(variable) => {
-                Ok(self.global_object_address(variable, span))
-            }
             Place::Variable(_)
             | Place::Associative { .. }
             | Place::StaticArray { .. }

@@ -103,27 +103,6 @@ impl Analyzer<'_> {
         self.pointer_offset(base, index, element, span)
     }
 
-    /// Whether `id` is a global struct or union, whose by-reference storage both
-    /// engines keep for the whole session (so `&` may take its address).
-    pub(super) fn is_global_object(&self, id: VariableId) -> bool {
-        let variable = self.variables.get(id);
-        variable.scope == VariableScope::Global
-            && matches!(variable.shape, VariableShape::Scalar)
-            && variable
-                .ty
-                .is_some_and(|ty| self.types.is_by_reference(ty) && !self.types.is_string(ty))
-    }
-
-    /// `&s` of a global struct or union: the address `ldgs` gives.
-    pub(super) fn global_object_address(&mut self, id: VariableId, span: &Span) -> TypedExpr {
-        let ty = self
-            .variables
-            .get(id)
-            .ty
-            .unwrap_or(self.types.well_known().int);
-        self.memory_variable_address(id, ty, span)
-    }
-
     /// Marks the variables kept in memory for code generation, once the whole
     /// program is analysed and every variable has its type.
     pub(super) fn mark_memory_variables(&mut self) {
