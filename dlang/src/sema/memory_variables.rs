@@ -1,7 +1,8 @@
 //! Global variables kept in memory, so that `&` can take their address as DTrace
 //! allows for non-dynamic variables: integer and pointer globals whose address the
 //! program takes anywhere (`&x`), and scalar arrays of integers or pointers
-//! (`int a[5]`), whose elements `&a[i]` and the array itself (`p = a`) point at.
+//! (`int a[5]`) up to the engines' largest static object, whose elements `&a[i]` and
+//! the array itself (`p = a`) point at.
 //! Their DIF variables are by-reference, so `ldgs` gives the address of storage both
 //! engines keep for the whole session, and they are read and written with loads and
 //! stores ([`Place::Memory`]) like any other object in memory.
@@ -43,7 +44,12 @@ impl Analyzer<'_> {
         }
         match variable.shape {
             VariableShape::Scalar => self.address_taken.contains(&variable.name),
-            VariableShape::StaticArray { .. } => true,
+            // Larger arrays than the engines keep as one static object stay
+            // associative arrays keyed by the index (and `&` is refused for them).
+            VariableShape::StaticArray { elements } => {
+                self.types.size_of(ty).saturating_mul(elements)
+                    <= u64::from(difvm::verify::STATIC_VARIABLE_MAX_SIZE)
+            }
             _ => false,
         }
     }
