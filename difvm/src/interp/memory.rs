@@ -104,6 +104,9 @@ pub struct AddressSpace {
     scratch: Vec<u8>,
     scratch_used: usize,
     scratch_capacity: usize,
+    /// Bytes `alloca()` has allocated in this clause execution, and may allocate.
+    alloca_used: u64,
+    alloca_capacity: u64,
     session: RegionTable,
     firing: RegionTable,
     clause: RegionTable,
@@ -121,10 +124,32 @@ impl AddressSpace {
             scratch: Vec::new(),
             scratch_used: 0,
             scratch_capacity: scratch_capacity.min(MAX_SCRATCH_SIZE),
+            alloca_used: 0,
+            alloca_capacity: u64::MAX,
             session: RegionTable::default(),
             firing: RegionTable::default(),
             clause: RegionTable::default(),
         }
+    }
+
+    /// The same address space with `alloca()` limited to `capacity` bytes per clause.
+    pub fn with_alloca_capacity(mut self, capacity: u64) -> AddressSpace {
+        self.alloca_capacity = capacity;
+        self
+    }
+
+    /// `alloca(size)`: zeroed scratch like [`AddressSpace::allocate_scratch`], but
+    /// `out of scratch space` once the clause's allocas (each rounded up to 8 bytes)
+    /// would pass the alloca capacity, whatever scratch strings use.
+    pub fn allocate_alloca(&mut self, size: u64) -> Result<u64, RuntimeFault> {
+        let used = size
+            .checked_next_multiple_of(8)
+            .and_then(|rounded| self.alloca_used.checked_add(rounded))
+            .filter(|&used| used <= self.alloca_capacity)
+            .ok_or_else(RuntimeFault::no_scratch)?;
+        let address = self.allocate_scratch(size)?;
+        self.alloca_used = used;
+        Ok(address)
     }
 
     /// Allocates `size` zeroed bytes of scratch, 8-byte aligned; `out of scratch space`
@@ -248,6 +273,7 @@ impl AddressSpace {
         let used = self.scratch_used.min(self.scratch.len());
         self.scratch[..used].fill(0);
         self.scratch_used = 0;
+        self.alloca_used = 0;
         self.clause.clear();
     }
 
