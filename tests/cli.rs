@@ -181,7 +181,7 @@ fn usage_and_bad_options_exit_2() {
         outcome.stderr
     );
     let outcome = dtrace(&["-x", "nosuchoption", "-n", "BEGIN"]);
-    assert_eq!(outcome.status, 2);
+    assert_eq!(outcome.status, 1);
     assert_eq!(
         outcome.stderr,
         "dtrace: failed to set -x nosuchoption: Invalid option name\n"

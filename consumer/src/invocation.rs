@@ -27,6 +27,7 @@ use crate::session::Session;
 use crate::session_output::{OutputFile, SessionOutput, StandardOutput};
 use crate::settings::{CompileSettings, EngineChoice, TracingSettings};
 use crate::signals::install_interrupt_handlers;
+use crate::size_minimums::check_minimum_sizes;
 use crate::symbolize::{SystemSymbolOptions, SystemSymbols};
 use crate::target_process::{TargetExitReporter, TargetProcesses};
 
@@ -129,9 +130,11 @@ pub fn run_with_messages(invocation: &Invocation, messages: Rc<dyn MessageSink>)
     }
     let options = match collect_options(invocation) {
         Ok(options) => options,
+        // dtrace(1) reports a failed option through its fatal path (dfatal), whose
+        // status is 1; only usage errors exit with 2 (D-REFERENCE.md §12.3).
         Err(message) => {
             messages.message(&message);
-            return EXIT_USAGE;
+            return EXIT_FATAL;
         }
     };
     let settings = CompileSettings::from_options(
@@ -560,6 +563,11 @@ impl TracingRun<'_> {
             if !settings.quiet {
                 messages.message("allowing destructive actions");
             }
+        }
+        if let Err(reason) = check_minimum_sizes(program, &enabled_probes, &settings.engine.options)
+        {
+            messages.message(&format!("could not enable tracing: {reason}"));
+            return Err(EXIT_FATAL);
         }
         Ok(enabled_probes)
     }

@@ -550,6 +550,16 @@ impl OptionSet {
     }
 }
 
+/// Whether `#pragma D option name[=value]` names an option a program may set, with a
+/// value it accepts; the error is libdtrace's text. The compiler calls this as it meets
+/// each pragma (see `dlang::compile::OptionCheck`), so a bad pragma is a compile error
+/// at its line, before anything after it in the program is looked at.
+pub fn check_pragma_option(name: &str, value: Option<&str>) -> Result<(), String> {
+    OptionSet::new()
+        .set(name, value, OptionOrigin::Pragma)
+        .map_err(|failure| failure.error.message().to_string())
+}
+
 /// The environment-variable prefix of options (`DTRACE_OPT_BUFSIZE=8m`).
 pub const ENVIRONMENT_PREFIX: &str = "DTRACE_OPT_";
 

@@ -17,7 +17,7 @@ use dlang::compile::{CompileOptions, MacroVariables};
 use kernel_shim::map_layout::LayoutOptions;
 use kernel_shim::runtime::RuntimeOptions;
 
-use crate::options::{DtraceOption, OptionSet};
+use crate::options::{check_pragma_option, DtraceOption, OptionSet};
 use crate::preprocess::{Conformance, DataModel, PreprocessorArgument, PreprocessorSettings};
 use crate::render::aggregation_sorting::AggregationSortOptions;
 use crate::render::display_options::AggregationDisplayOptions;
@@ -68,6 +68,7 @@ impl CompileSettings {
             compile.user_stack_frames = frames.min(u32::MAX as u64) as u32;
         }
         compile.default_error_handler = !listing;
+        compile.option_check = Some(check_pragma_option);
         CompileSettings {
             preprocessor: options
                 .boolean(DtraceOption::Cpp)

@@ -4,19 +4,20 @@
 //! `dtrace: pid N has exited` notices.
 //!
 //! How this differs from dtrace(1), which uses /proc (or ptrace on Linux):
-//! * A `-c` child is held *before* `exec` (it blocks reading a pipe), not stopped at the
-//!   first instruction after `exec`. To still report a missing command before anything
-//!   is compiled, [`TargetProcesses::create`] searches `PATH` in the parent as `execvp`
-//!   would and fails at once with `failed to execute CMD: No such file or directory`
-//!   (or `Permission denied`). An `exec` failure that only shows at
-//!   [`TargetProcesses::release`] is reported there with the same wording.
+//! * A `-c` child runs under ptrace from its `exec` to its program's entry point and is
+//!   held stopped there until tracing starts (`traced_start`), so that its executable
+//!   (`a.out`) and shared libraries are mapped when its pid and usdt probes are
+//!   resolved. [`TargetProcesses::create`] searches `PATH` in the parent as `execvp`
+//!   would, and fails with `failed to execute CMD: No such file or directory` (or
+//!   `Permission denied`, or the error `exec` itself returned) before anything is
+//!   compiled.
 //! * A `-p` process is watched but not stopped: without ptrace there is no stop that its
 //!   parent (often a shell doing job control) would not notice.
 //! * When dtrace finishes while a process it created is still running (an `exit()`
 //!   action, an interrupt, an error), the process is killed with SIGKILL and reaped, as
 //!   libdtrace releases created processes with `PRELEASE_KILL`. Grabbed (`-p`) processes
-//!   are left alone. A created child that was never released exits by itself if dtrace
-//!   dies, because its end of the hold pipe then reads end-of-file.
+//!   are left alone. A created child that was never released is killed by the kernel
+//!   if dtrace dies (`PTRACE_O_EXITKILL`).
 //! * Processes should be created from one thread at a time (dtrace does so before
 //!   tracing): a held child keeps copies of every descriptor open at its fork, so a
 //!   child forked while another is being created can delay that one's release.
@@ -35,6 +36,7 @@ use kernel_shim::sys::errno_description;
 
 use crate::messages::MessageSink;
 use crate::session::TargetWatch;
+use crate::traced_start::{bring_traced_child_to_entry, release_traced_child, TracedStart};
 
 /// The search path `execvp` uses when `PATH` is unset (glibc's default).
 const DEFAULT_SEARCH_PATH: &str = "/bin:/usr/bin";
@@ -327,21 +329,16 @@ fn read_until_full_or_eof(descriptor: RawFd, buffer: &mut [u8]) -> usize {
 /// argument vector were built before forking.
 ///
 /// # Safety
-/// Must only be called in a freshly forked child, with the descriptors of the hold and
-/// exec-status pipes and pointers that stay valid until `exec`.
-unsafe fn run_held_child(
-    hold_read: RawFd,
-    hold_write: RawFd,
+/// Must only be called in a freshly forked child, with the descriptors of the
+/// exec-status pipe and pointers that stay valid until `exec`.
+unsafe fn run_traced_child(
     status_read: RawFd,
     status_write: RawFd,
     program: *const libc::c_char,
     argv: *const *const libc::c_char,
 ) -> ! {
-    // The parent's ends must be closed here, or the child would never see end-of-file
-    // on the hold pipe when dtrace goes away without releasing it.
-    libc::close(hold_write);
     libc::close(status_read);
-    // Caught signals would run dtrace's handlers in the held child and so not kill it;
+    // Caught signals would run dtrace's handlers in the child and so not kill it;
     // restore their defaults (exec would do so anyway). SIGPIPE is reset too, because
     // the Rust runtime ignores it and an ignored signal stays ignored across exec.
     for signal in 1..=64 {
@@ -359,16 +356,11 @@ unsafe fn run_held_child(
     let mut empty_mask: libc::sigset_t = std::mem::zeroed();
     libc::sigemptyset(&mut empty_mask);
     libc::pthread_sigmask(libc::SIG_SETMASK, &empty_mask, std::ptr::null_mut());
-    let mut byte = 0u8;
-    loop {
-        let result = libc::read(hold_read, (&mut byte as *mut u8).cast(), 1);
-        if result == 1 {
-            break;
-        }
-        if result < 0 && last_errno() == libc::EINTR {
-            continue;
-        }
-        // End-of-file: dtrace gave up on this process (or died) before tracing started.
+    // The kernel stops a traced process right after a successful exec; the parent then
+    // brings it to its entry point and holds it there (see `traced_start`).
+    if libc::ptrace(libc::PTRACE_TRACEME, 0, 0usize, 0usize) != 0 {
+        let errno = last_errno().to_ne_bytes();
+        write_all_raw(status_write, &errno);
         libc::_exit(NOT_EXECUTED_STATUS);
     }
     // The program path contains a slash, so execvp does no PATH search; it is used for
@@ -382,13 +374,8 @@ unsafe fn run_held_child(
 /// Where a target process came from.
 #[derive(Debug)]
 enum TargetOrigin {
-    /// `-c`: our child. Until released it is blocked reading `hold`; `exec_status`
-    /// carries an errno if its `exec` fails and reads end-of-file if `exec` succeeds.
-    Created {
-        program_name: String,
-        hold: Option<OwnedFd>,
-        exec_status: Option<OwnedFd>,
-    },
+    /// `-c`: our child. Until released it is a stopped tracee (`held`).
+    Created { held: bool },
     /// `-p`: someone else's process.
     Grabbed,
 }
@@ -400,6 +387,9 @@ struct TargetProcess {
     /// Becomes readable when the process exits; `None` where pidfds are unavailable.
     exit_watch: Option<OwnedFd>,
     exited: bool,
+    /// How a created child ended if it did so before reaching its entry point (it was
+    /// reaped then, so `waitpid` cannot tell any more).
+    ended_before_entry: Option<TargetExitStatus>,
 }
 
 impl TargetProcess {
@@ -412,16 +402,18 @@ impl TargetProcess {
         if self.exited {
             return None;
         }
-        let status = if self.is_created() {
+        let status = if let Some(status) = self.ended_before_entry.take() {
+            status
+        } else if self.is_created() {
             let mut wait_status: libc::c_int = 0;
             // SAFETY: waitpid writes the status of our own child into `wait_status`.
             let result = unsafe { libc::waitpid(self.pid, &mut wait_status, libc::WNOHANG) };
-            if result == self.pid {
-                if libc::WIFSIGNALED(wait_status) {
-                    TargetExitStatus::Signaled(libc::WTERMSIG(wait_status))
-                } else {
-                    TargetExitStatus::Exited(libc::WEXITSTATUS(wait_status))
-                }
+            if result == self.pid && libc::WIFSTOPPED(wait_status) {
+                // A held tracee reports the signals sent to it as stops; they are
+                // delivered when it is released.
+                return None;
+            } else if result == self.pid {
+                exit_status_of(wait_status)
             } else if result < 0 && last_errno() == libc::ECHILD {
                 // Something else reaped it (SIGCHLD ignored, or a stray waitpid(-1)).
                 TargetExitStatus::Unknown
@@ -445,13 +437,18 @@ impl TargetProcess {
     fn mark_exited(&mut self) {
         self.exited = true;
         self.exit_watch = None;
-        if let TargetOrigin::Created {
-            hold, exec_status, ..
-        } = &mut self.origin
-        {
-            *hold = None;
-            *exec_status = None;
+        if let TargetOrigin::Created { held } = &mut self.origin {
+            *held = false;
         }
+    }
+}
+
+/// How a raw wait status of an ended child reads.
+fn exit_status_of(wait_status: libc::c_int) -> TargetExitStatus {
+    if libc::WIFSIGNALED(wait_status) {
+        TargetExitStatus::Signaled(libc::WTERMSIG(wait_status))
+    } else {
+        TargetExitStatus::Exited(libc::WEXITSTATUS(wait_status))
     }
 }
 
@@ -515,9 +512,8 @@ impl TargetProcesses {
         let mut argv: Vec<*const libc::c_char> =
             arguments.iter().map(|argument| argument.as_ptr()).collect();
         argv.push(std::ptr::null());
-        let (hold_read, hold_write) = close_on_exec_pipe().map_err(failure)?;
         let (status_read, status_write) = close_on_exec_pipe().map_err(failure)?;
-        // SAFETY: the child only runs `run_held_child`, which is async-signal-safe, and
+        // SAFETY: the child only runs `run_traced_child`, which is async-signal-safe, and
         // never returns into Rust code.
         let pid = unsafe { libc::fork() };
         if pid < 0 {
@@ -526,9 +522,7 @@ impl TargetProcesses {
         if pid == 0 {
             // SAFETY: we are the freshly forked child; the pointers stay valid until exec.
             unsafe {
-                run_held_child(
-                    hold_read.as_raw_fd(),
-                    hold_write.as_raw_fd(),
+                run_traced_child(
                     status_read.as_raw_fd(),
                     status_write.as_raw_fd(),
                     program.as_ptr(),
@@ -536,20 +530,38 @@ impl TargetProcesses {
                 )
             }
         }
-        drop(hold_read);
         drop(status_write);
-        // The child cannot have exited yet (it is held), so only an unsupported pidfd
-        // can fail here; waitpid then serves alone.
+        // The pipe closes at a successful exec; a failed one writes its errno first.
+        let mut errno_bytes = [0u8; 4];
+        if read_until_full_or_eof(status_read.as_raw_fd(), &mut errno_bytes) == errno_bytes.len() {
+            let mut wait_status = 0;
+            // SAFETY: reaping our own child, which exits right after reporting.
+            unsafe { libc::waitpid(pid, &mut wait_status, 0) };
+            return Err(failure(i32::from_ne_bytes(errno_bytes)));
+        }
+        let start = bring_traced_child_to_entry(pid).map_err(|error| {
+            // SAFETY: killing and reaping our own child, which is of no use now.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+                libc::waitpid(pid, std::ptr::null_mut(), 0);
+            }
+            failure(error.raw_os_error().unwrap_or(libc::EIO))
+        })?;
+        let ended_before_entry = match start {
+            TracedStart::StoppedAtEntry => None,
+            TracedStart::Ended(wait_status) => Some(exit_status_of(wait_status)),
+        };
+        // A child that already ended has no pidfd; waitpid and `ended_before_entry`
+        // then serve alone.
         let exit_watch = open_pidfd(pid).unwrap_or(None);
         self.targets.push(TargetProcess {
             pid,
             origin: TargetOrigin::Created {
-                program_name: program_name.to_string(),
-                hold: Some(hold_write),
-                exec_status: Some(status_read),
+                held: ended_before_entry.is_none(),
             },
             exit_watch,
             exited: false,
+            ended_before_entry,
         });
         Ok(pid as u32)
     }
@@ -581,6 +593,7 @@ impl TargetProcesses {
             origin: TargetOrigin::Grabbed,
             exit_watch,
             exited: false,
+            ended_before_entry: None,
         });
         Ok(pid as u32)
     }
@@ -603,52 +616,16 @@ impl TargetProcesses {
         self.targets.first().map(|target| target.pid as u32)
     }
 
-    /// Lets every held `-c` child `exec` (dtrace does this once tracing has started) and
-    /// waits until each `exec` has happened. If one fails, the child is reaped and
-    /// counts as exited without a notice, the others are still released, and the first
-    /// failure is returned: `failed to execute NAME: ERROR`.
-    pub fn release(&mut self) -> Result<(), TargetProcessError> {
-        let mut first_failure = None;
+    /// Lets every held `-c` child run on from its entry point (dtrace does this once
+    /// tracing has started). A child killed from outside while held is reported by
+    /// [`TargetProcesses::poll_exits`] as usual.
+    pub fn release(&mut self) {
         for target in &mut self.targets {
-            let TargetOrigin::Created {
-                program_name,
-                hold,
-                exec_status,
-            } = &mut target.origin
-            else {
-                continue;
-            };
-            let (Some(hold_descriptor), Some(status_descriptor)) =
-                (hold.take(), exec_status.take())
-            else {
-                continue;
-            };
-            // If the child was killed from outside, this write fails with EPIPE (the Rust
-            // runtime ignores SIGPIPE), and check_exit reports the death later.
-            let released = write_all_raw(hold_descriptor.as_raw_fd(), &[1]);
-            drop(hold_descriptor);
-            if !released {
-                continue;
+            if let TargetOrigin::Created { held } = &mut target.origin {
+                if std::mem::take(held) {
+                    release_traced_child(target.pid);
+                }
             }
-            let mut errno_bytes = [0u8; 4];
-            let read = read_until_full_or_eof(status_descriptor.as_raw_fd(), &mut errno_bytes);
-            if read == errno_bytes.len() {
-                let errno = i32::from_ne_bytes(errno_bytes);
-                let mut wait_status = 0;
-                // SAFETY: reaping our own child, which exits right after reporting.
-                unsafe { libc::waitpid(target.pid, &mut wait_status, 0) };
-                let message = format!(
-                    "failed to execute {}: {}",
-                    program_name,
-                    errno_description(errno)
-                );
-                target.mark_exited();
-                first_failure.get_or_insert(TargetProcessError::new(message));
-            }
-        }
-        match first_failure {
-            Some(failure) => Err(failure),
-            None => Ok(()),
         }
     }
 
@@ -750,9 +727,8 @@ pub struct TargetExitReporter<'t> {
 
 impl TargetWatch for TargetExitReporter<'_> {
     fn tracing_started(&mut self) -> Result<(), String> {
-        self.targets
-            .release()
-            .map_err(|error| error.message().to_string())
+        self.targets.release();
+        Ok(())
     }
 
     fn report_exits(&mut self, messages: &dyn MessageSink) -> bool {

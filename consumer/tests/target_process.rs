@@ -1,5 +1,5 @@
 //! Tests of `-c`/`-p` target processes: command splitting, pid parsing, holding a child
-//! before exec until release, exit detection and the classic exit notices, grabbing
+//! at its entry point until release, exit detection and the classic exit notices, grabbing
 //! running and missing processes, and killing created children when dtrace finishes.
 
 use std::path::{Path, PathBuf};
@@ -69,9 +69,7 @@ fn check_command_notice(command: &str, expected_notice: &str) {
         .create(command)
         .unwrap_or_else(|error| panic!("{command}: {error}"));
     assert_eq!(targets.target_pid(), Some(pid));
-    targets
-        .release()
-        .unwrap_or_else(|error| panic!("{command}: {error}"));
+    targets.release();
     let exits = collect_exits(&mut targets);
     assert_eq!(exits.len(), 1, "{command}: {exits:?}");
     assert_eq!(exits[0].pid, pid);
@@ -244,32 +242,47 @@ fn missing_or_unrunnable_commands_fail_at_creation() {
 }
 
 #[test]
-fn exec_failures_after_release_are_reported() {
+fn exec_failures_are_reported_at_creation() {
     use std::os::unix::fs::PermissionsExt;
-    let _guard = serialize();
     let directory = scratch_directory("exec-failure");
     // The file exists and is executable, but its interpreter does not exist, so only
     // execve itself can tell.
     let script = shell_script(&directory, "bad-interpreter", "#!/no/such/interpreter\n");
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    let mut targets = TargetProcesses::new();
-    targets
-        .create(&script.display().to_string())
-        .expect("create");
-    let error = targets.release().expect_err("exec must fail");
-    assert_eq!(
-        error.message(),
-        format!(
+    check_create_failure(
+        &script.display().to_string(),
+        &format!(
             "failed to execute {}: No such file or directory",
             script.display()
-        )
-    );
-    assert!(targets.all_exited());
-    assert!(
-        targets.poll_exits().is_empty(),
-        "a failed exec gives no exit notice"
+        ),
     );
     let _ = std::fs::remove_dir_all(&directory);
+}
+
+#[test]
+fn created_commands_are_held_at_their_entry_point_with_their_libraries_mapped() {
+    let _guard = serialize();
+    let mut targets = TargetProcesses::new();
+    let pid = targets.create("sleep 0").expect("create");
+    let maps = std::fs::read_to_string(format!("/proc/{pid}/maps")).expect("maps");
+    let executable = std::fs::read_link(format!("/proc/{pid}/exe")).expect("exe");
+    assert!(
+        executable.ends_with("sleep"),
+        "the child has exec'ed: {executable:?}"
+    );
+    assert!(
+        maps.contains("libc.so") || !maps.contains("ld-linux"),
+        "a dynamically linked child is held after its libraries are mapped:\n{maps}"
+    );
+    targets.release();
+    let exits = collect_exits(&mut targets);
+    assert_eq!(
+        exits,
+        vec![TargetExit {
+            pid,
+            status: TargetExitStatus::Exited(0)
+        }]
+    );
 }
 
 #[test]
@@ -291,7 +304,7 @@ fn created_commands_are_held_until_release() {
     assert!(process_exists(pid), "the held child is alive");
     assert!(targets.poll_exits().is_empty());
     assert!(!targets.all_exited());
-    targets.release().expect("release");
+    targets.release();
     let exits = collect_exits(&mut targets);
     assert_eq!(
         exits,
@@ -323,7 +336,7 @@ fn several_targets_end_together_and_target_is_the_first() {
     let second = targets.create("false").expect("create false");
     assert_eq!(targets.pids(), vec![first, second]);
     assert_eq!(targets.target_pid(), Some(first));
-    targets.release().expect("release");
+    targets.release();
     let mut notices: Vec<String> = collect_exits(&mut targets)
         .iter()
         .map(TargetExit::notice)
@@ -342,7 +355,7 @@ fn created_commands_are_killed_when_dtrace_finishes_first() {
     let _guard = serialize();
     let mut released = TargetProcesses::new();
     let released_pid = released.create("sleep 100").expect("create released");
-    released.release().expect("release");
+    released.release();
     assert!(released.poll_exits().is_empty(), "sleep is still running");
     let mut held = TargetProcesses::new();
     let held_pid = held.create("sleep 100").expect("create held");
@@ -440,7 +453,7 @@ fn the_session_watch_reports_when_all_targets_are_gone() {
     let _guard = serialize();
     let mut targets = TargetProcesses::new();
     targets.create("true").expect("create");
-    targets.release().expect("release");
+    targets.release();
     let deadline = Instant::now() + GENEROUS_WAIT;
     let mut reporter = TargetExitReporter {
         targets: &mut targets,

@@ -405,6 +405,9 @@ pub enum ArrayDimension {
 pub struct Declaration {
     pub specifiers: DeclarationSpecifiers,
     pub declarators: Vec<Declarator>,
+    /// For each declarator, the token after it (`,` or `;`): DTrace declares a name
+    /// when its parser reads that token, so its errors report that token's line.
+    pub declarator_ends: Vec<Span>,
     pub span: Span,
 }
 

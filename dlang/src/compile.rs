@@ -37,7 +37,7 @@ use crate::report;
 use crate::sema::Analyzer;
 
 pub use crate::options::{
-    CompileOptions, MacroVariables, ProbeSpecifierOption, ProgramOrigin, ProgramSource,
+    CompileOptions, MacroVariables, OptionCheck, ProbeSpecifierOption, ProgramOrigin, ProgramSource,
 };
 
 /// A successful compilation.

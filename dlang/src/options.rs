@@ -78,10 +78,17 @@ impl MacroVariables {
     }
 }
 
+/// Checks one `#pragma D option name[=value]` setting against the caller's option table
+/// and returns libdtrace's error text (`Invalid option name`, `Invalid value for
+/// specified option`, …) when the option cannot be set. The option table belongs to the
+/// consumer, which passes this in; without it the compiler checks only the options it
+/// reads itself.
+pub type OptionCheck = fn(name: &str, value: Option<&str>) -> Result<(), String>;
+
 /// Options that affect compilation. `#pragma D option` lines may change the
 /// compile-time ones (strsize, defaultargs, argref, zdefs, empty, stack depths, printsize)
 /// for the rest of the compilation.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct CompileOptions {
     /// `$0`, `$1`, …: the script name (or dtrace's `argv[0]` for `-n`), then the operands.
     pub macro_arguments: Vec<String>,
@@ -117,6 +124,8 @@ pub struct CompileOptions {
     /// Resolve the names of the system library's inlines (errno and signal names);
     /// `-x nolibs` turns this off.
     pub system_library: bool,
+    /// Validates each `#pragma D option` as it is applied (D_PRAGMA_OPTSET on failure).
+    pub option_check: Option<OptionCheck>,
 }
 
 impl Default for CompileOptions {
@@ -139,6 +148,7 @@ impl Default for CompileOptions {
             default_error_handler: true,
             probe_descriptions_only: false,
             system_library: true,
+            option_check: None,
         }
     }
 }

@@ -502,7 +502,7 @@ fn declarations() {
     check(
         "int a[];",
         "D_DECL_ARRNULL",
-        "array declaration requires array dimension or tuple signature",
+        "array declaration requires array dimension or tuple signature: a",
     );
     check(
         "enum e { A = 0x7fffffff, B };",
@@ -516,8 +516,8 @@ fn declarations() {
     );
     check(
         "typedef int t; typedef char t;",
-        "D_DECL_TYPERED",
-        "type redeclared: t",
+        "D_DECL_IDRED",
+        "typedef redeclared: t",
     );
     check(
         "struct s { int a; }; struct s { int b; };",
@@ -542,7 +542,7 @@ fn declarations() {
     check(
         "struct foo x;",
         "D_DECL_INCOMPLETE",
-        "declaration requires complete type: struct foo x",
+        "incomplete struct/union/enum struct foo: x",
     );
     check(
         "inline int x = \"s\";",
@@ -552,7 +552,47 @@ fn declarations() {
     check(
         "inline int x = 1; inline int x = 2;",
         "D_DECL_IDRED",
-        "identifier redeclared: x",
+        "identifier redefined: x\n\t current: inline definition\n\tprevious: scalar inline",
+    );
+    check(
+        "int x; inline int x = 2;",
+        "D_DECL_IDRED",
+        "identifier redefined: x\n\t current: inline definition\n\tprevious: scalar ",
+    );
+    check(
+        "enum e { E }; inline int E = 2;",
+        "D_DECL_IDRED",
+        "identifier redefined: E\n\t current: inline definition\n\tprevious: enumerator ",
+    );
+    check(
+        "inline int a[] = 1;",
+        "D_DECL_ARRNULL",
+        "inline declaration requires array tuple signature: a",
+    );
+    check(
+        "inline int a[4] = 1;",
+        "D_DECL_ARRNULL",
+        "inline declaration cannot be of scalar array type: a",
+    );
+    check(
+        "inline struct nowhere n = 1;",
+        "D_DECL_INCOMPLETE",
+        "incomplete struct/union/enum struct nowhere: n",
+    );
+    check(
+        "int t; typedef int t;",
+        "D_DECL_IDRED",
+        "global variable identifier redeclared: t",
+    );
+    check(
+        "inline void v = 1;",
+        "D_DECL_VOIDOBJ",
+        "cannot declare void inline: v",
+    );
+    check(
+        "int a[5]; int a[6];",
+        "D_DECL_IDRED",
+        "identifier redeclared: a\n\t current: scalar int [6]\n\tprevious: scalar int [5]",
     );
 }
 
@@ -650,7 +690,7 @@ fn more_declarations_and_definitions() {
     check(
         "int vmlinux`x;",
         "D_DECL_SCOPE",
-        "D scoping operator may not be used in a declaration name",
+        "D scoping operator may not be used in a declaration name (vmlinux`x)",
     );
     check(
         "struct out { int a; }; translator int < int x > { a = x; };",

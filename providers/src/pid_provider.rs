@@ -2,8 +2,8 @@
 //! boundaries and instructions of one process, created on demand from the process's
 //! mapped ELF objects.
 //!
-//! Only descriptions naming a process (`pid1234`) create probes; `pid*` does not list
-//! every process. Globbed probe names match `entry` and `return` only; an instruction
+//! Only descriptions naming a process (`pid1234`, or `p*d1234`) create probes; `pid*`
+//! does not list every process. Globbed probe names match `entry` and `return` only; an instruction
 //! offset probe exists when a description names the hex offset exactly. Offsets are
 //! checked against the function's size (D_PROC_OFF) but not against instruction
 //! boundaries, which would need a disassembler.
@@ -97,6 +97,13 @@ impl PidProvider {
     }
 }
 
+/// The pid digits of a provider field naming the pid provider of one process: `pid1234`,
+/// or a pattern such as `p*d1234` whose part before the digits matches `pid`.
+fn pid_digits(provider_field: &str) -> Option<&str> {
+    let (provider, digits) = split_provider_pid(provider_field)?;
+    field_matches(provider, "pid").then_some(digits)
+}
+
 /// The D_PROC_OFF error for an offset past the end of `function`.
 fn offset_error(offset: u64, function: &FunctionSymbol) -> ProviderError {
     ProviderError::UserProbe {
@@ -151,7 +158,7 @@ impl Provider for PidProvider {
     }
 
     fn may_match(&self, description: &ProbeDescription) -> bool {
-        matches!(split_provider_pid(&description.provider), Some(("pid", _)))
+        pid_digits(&description.provider).is_some()
     }
 
     fn has_static_probes(&self) -> bool {
@@ -159,7 +166,7 @@ impl Provider for PidProvider {
     }
 
     fn probes(&self, description: &ProbeDescription) -> Result<Vec<ProbeEntry>, ProviderError> {
-        let Some(("pid", digits)) = split_provider_pid(&description.provider) else {
+        let Some(digits) = pid_digits(&description.provider) else {
             return Ok(Vec::new());
         };
         let pid = parse_pid(&description.provider, digits)?;

@@ -126,6 +126,7 @@ pub(crate) fn process_control_line(
             PragmaHandler::Error => Err(error_directive(pragma_name, arguments, span)),
             PragmaHandler::Option => option_pragma(pragma_name, arguments, span),
             PragmaHandler::Attributes | PragmaHandler::Binding | PragmaHandler::DependsOn => {
+                check_declaration_pragma(handler, pragma_name, arguments, &span)?;
                 let words = std::iter::once(pragma_name.to_string())
                     .chain(arguments.iter().map(WordKind::text));
                 Ok(ControlEffect::Pragma(Pragma {
@@ -182,6 +183,108 @@ fn error_directive(name: &str, arguments: &[WordKind], span: Span) -> Diagnostic
         }
     }
     Diagnostic::new(ErrorTag::D_PRAGERR, span, format!("#{name}: {text}"))
+}
+
+/// The checks dt_pragma.c makes on the words of `#pragma D attributes`, `binding` and
+/// `depends_on` before it looks any name up (the look-ups are the analyzer's, in
+/// `sema::pragmas`): the kinds of the words, the attribute triple and the version.
+fn check_declaration_pragma(
+    handler: PragmaHandler,
+    name: &str,
+    arguments: &[WordKind],
+    span: &Span,
+) -> Result<(), Diagnostic> {
+    let error = |tag, message: String| Err(Diagnostic::new(tag, span.clone(), message));
+    match handler {
+        PragmaHandler::Attributes => match arguments {
+            [WordKind::Identifier(attributes), WordKind::Identifier(target), rest @ ..] => {
+                if !is_attribute_triple(attributes) {
+                    return error(
+                        ErrorTag::D_PRAGMA_INVAL,
+                        format!("invalid attributes specified by #pragma {name}"),
+                    );
+                }
+                // `provider NAME [PART]`; dt_pragma.c reads past the end of the words
+                // when the provider name is missing, we call that malformed.
+                let provider_named = matches!(rest.first(), Some(WordKind::Identifier(_)));
+                if target == "provider" && !provider_named {
+                    return error(
+                        ErrorTag::D_PRAGMA_MALFORM,
+                        format!("malformed #pragma {name} <attributes> <ident>"),
+                    );
+                }
+                Ok(())
+            }
+            _ => error(
+                ErrorTag::D_PRAGMA_MALFORM,
+                format!("malformed #pragma {name} <attributes> <ident>"),
+            ),
+        },
+        PragmaHandler::Binding => match arguments {
+            [WordKind::String(version), WordKind::Identifier(_), ..] => {
+                if is_version_string(version) {
+                    Ok(())
+                } else {
+                    error(
+                        ErrorTag::D_PRAGMA_INVAL,
+                        format!("invalid version string specified by #pragma {name}"),
+                    )
+                }
+            }
+            _ => error(
+                ErrorTag::D_PRAGMA_MALFORM,
+                format!("malformed #pragma {name} \"version\" <ident>"),
+            ),
+        },
+        _ => match arguments {
+            [WordKind::Identifier(class), WordKind::Identifier(_), ..] => {
+                if matches!(class.as_str(), "provider" | "module" | "library") {
+                    Ok(())
+                } else {
+                    error(
+                        ErrorTag::D_PRAGMA_INVAL,
+                        format!("invalid class {class} specified by #pragma {name}"),
+                    )
+                }
+            }
+            _ => error(
+                ErrorTag::D_PRAGMA_MALFORM,
+                format!("malformed #pragma {name} <class> <name>"),
+            ),
+        },
+    }
+}
+
+/// dtrace_str2attr(): up to three `/`-separated parts (empty parts are skipped, later
+/// ones ignored), two stability names then a dependency class, in any case.
+fn is_attribute_triple(text: &str) -> bool {
+    const STABILITIES: &[&str] = &[
+        "Internal", "Private", "Obsolete", "External", "Unstable", "Evolving", "Stable", "Standard",
+    ];
+    const CLASSES: &[&str] = &["Unknown", "CPU", "Platform", "Group", "ISA", "Common"];
+    let known = |part: &str, names: &[&str]| names.iter().any(|n| part.eq_ignore_ascii_case(n));
+    text.split('/')
+        .filter(|part| !part.is_empty())
+        .take(3)
+        .enumerate()
+        .all(|(index, part)| known(part, if index < 2 { STABILITIES } else { CLASSES }))
+}
+
+/// dt_version_str2num(): at most three `.`-separated decimal parts, the major at most
+/// 255 and the others at most 4095.
+fn is_version_string(text: &str) -> bool {
+    let mut parts = [0u64; 3];
+    let mut index = 0;
+    for character in text.chars() {
+        if let Some(digit) = character.to_digit(10) {
+            parts[index] = (parts[index] * 10 + u64::from(digit)).min(u64::from(u32::MAX));
+        } else if character == '.' && index < 2 {
+            index += 1;
+        } else {
+            return false;
+        }
+    }
+    parts[0] <= 0xff && parts[1] <= 0xfff && parts[2] <= 0xfff
 }
 
 /// `#pragma D option name[=value]`.

@@ -123,9 +123,11 @@ impl<'s, 'c> Parser<'s, 'c> {
             identifier_is_type: false,
         })?;
         let mut declarators = Vec::new();
+        let mut declarator_ends = Vec::new();
         if !self.at(Punctuator::Semicolon)? {
             loop {
                 declarators.push(self.parse_declarator(DeclaratorKind::Named)?);
+                declarator_ends.push(self.peek()?.span.clone());
                 if self.eat(Punctuator::Comma)?.is_none() {
                     break;
                 }
@@ -151,6 +153,7 @@ impl<'s, 'c> Parser<'s, 'c> {
         Ok(Declaration {
             specifiers,
             declarators,
+            declarator_ends,
             span: self.span_from(start),
         })
     }

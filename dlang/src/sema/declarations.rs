@@ -53,30 +53,43 @@ impl Analyzer<'_> {
             }
             return Ok(());
         }
-        for declarator in &declaration.declarators {
+        for (declarator, end) in declaration
+            .declarators
+            .iter()
+            .zip(&declaration.declarator_ends)
+        {
             let declared = self.apply_declarator(base, declarator)?;
-            let Some((name, span)) = declared.name.clone() else {
+            let Some((name, _)) = declared.name.clone() else {
                 return Err(error(
                     ErrorTag::D_DECL_USELESS,
                     &declarator.span,
                     "useless declaration",
                 ));
             };
+            let span = end.clone();
             if name.contains('`') {
                 return Err(error(
                     ErrorTag::D_DECL_SCOPE,
                     &span,
-                    "D scoping operator may not be used in a declaration name",
+                    format!("D scoping operator may not be used in a declaration name ({name})"),
                 ));
             }
             match storage {
                 Some(StorageClass::Typedef) => {
-                    if let Err(previous) = self.types.define_typedef(&name, declared.ty) {
-                        let _ = previous;
+                    // DTrace refuses a typedef named like a global identifier, then one
+                    // that redefines a type name; both are identifier redeclarations.
+                    if self.global_identifier_kind(&name).is_some() {
                         return Err(error(
-                            ErrorTag::D_DECL_TYPERED,
+                            ErrorTag::D_DECL_IDRED,
                             &span,
-                            format!("type redeclared: {name}"),
+                            format!("global variable identifier redeclared: {name}"),
+                        ));
+                    }
+                    if self.types.define_typedef(&name, declared.ty).is_err() {
+                        return Err(error(
+                            ErrorTag::D_DECL_IDRED,
+                            &span,
+                            format!("typedef redeclared: {name}"),
                         ));
                     }
                 }
@@ -170,7 +183,7 @@ impl Analyzer<'_> {
                 ErrorTag::D_DECL_INCOMPLETE,
                 span,
                 format!(
-                    "declaration requires complete type: {} {name}",
+                    "incomplete struct/union/enum {}: {name}",
                     self.type_name(ty)
                 ),
             ));
@@ -231,9 +244,15 @@ impl Analyzer<'_> {
             entry.shape = shape;
             return Ok(());
         }
+        // DTrace's identifier kinds: a fixed array is a scalar of array type.
         let kind_word = |shape: &VariableShape| match shape {
-            VariableShape::Scalar => "scalar",
-            _ => "array",
+            VariableShape::Scalar | VariableShape::StaticArray { .. } => "scalar",
+            _ => "associative array",
+        };
+        // A fixed array's type is named as C names it (`int [5]`).
+        let type_word = |ty: String, shape: &VariableShape| match shape {
+            VariableShape::StaticArray { elements } => format!("{ty} [{elements}]"),
+            _ => ty,
         };
         let previous_type = variable.ty.map(|ty| self.type_name(ty)).unwrap_or_default();
         Err(error(
@@ -242,9 +261,9 @@ impl Analyzer<'_> {
             format!(
                 "identifier redeclared: {name}\n\t current: {} {}\n\tprevious: {} {}",
                 kind_word(&shape),
-                self.type_name(ty),
+                type_word(self.type_name(ty), &shape),
                 kind_word(&variable.shape),
-                previous_type
+                type_word(previous_type, &variable.shape)
             ),
         ))
     }
@@ -372,11 +391,19 @@ impl Analyzer<'_> {
                     self.types.qualified(pointer, qualifiers)
                 }
                 Derivation::Array(ArrayDimension::Unspecified) => {
+                    // DTrace names the declared identifier when the array is the object
+                    // being declared.
+                    let named = declarator.name.as_ref().filter(|_| outermost);
+                    let suffix = named
+                        .map(|(name, _)| format!(": {name}"))
+                        .unwrap_or_default();
                     return Err(error(
                         ErrorTag::D_DECL_ARRNULL,
                         &declarator.span,
-                        "array declaration requires array dimension or tuple signature",
-                    ))
+                        format!(
+                            "array declaration requires array dimension or tuple signature{suffix}"
+                        ),
+                    ));
                 }
                 Derivation::Array(ArrayDimension::Size(expr)) => {
                     let value = self.expression(expr)?;
@@ -692,17 +719,56 @@ impl Analyzer<'_> {
     /// `inline type name[params] = value;`
     pub(super) fn inline_definition(&mut self, inline: &InlineDefinition) -> SemaResult<()> {
         let name = &inline.name;
-        if self.inlines.contains_key(name)
-            || self.variables.global(name).is_some()
-            || self.types.find_enumerator(name).is_some()
-        {
+        // DTrace defines an inline when its parser reads the closing `;`, so errors
+        // report that line.
+        let end_span = inline.span.end.saturating_sub(1)..inline.span.end;
+        // DTrace resolves the declared type before it looks the name up, and names the
+        // identifier the inline would replace.
+        if let Some(previous) = self.global_identifier_kind(name) {
             return Err(error(
                 ErrorTag::D_DECL_IDRED,
-                &inline.span,
-                format!("identifier redeclared: {name}"),
+                &end_span,
+                format!(
+                    "identifier redefined: {name}\n\t current: inline definition\n\tprevious: {previous}"
+                ),
             ));
         }
+        // An inline array takes a tuple signature (its parameters), never a dimension.
+        match inline.ty.declarator.derivations.first() {
+            Some(Derivation::Array(ArrayDimension::Unspecified)) => {
+                return Err(error(
+                    ErrorTag::D_DECL_ARRNULL,
+                    &end_span,
+                    format!("inline declaration requires array tuple signature: {name}"),
+                ))
+            }
+            Some(Derivation::Array(_)) => {
+                return Err(error(
+                    ErrorTag::D_DECL_ARRNULL,
+                    &end_span,
+                    format!("inline declaration cannot be of scalar array type: {name}"),
+                ))
+            }
+            _ => {}
+        }
         let ty = self.type_from_type_name(&inline.ty)?;
+        if self.types.is_void(ty) {
+            return Err(error(
+                ErrorTag::D_DECL_VOIDOBJ,
+                &end_span,
+                format!("cannot declare void inline: {name}"),
+            ));
+        }
+        if self.is_incomplete(ty) {
+            return Err(error(
+                ErrorTag::D_DECL_INCOMPLETE,
+                &end_span,
+                format!(
+                    "incomplete struct/union/enum {}: {name}",
+                    self.type_name(ty)
+                ),
+            ));
+        }
         let mut parameters = Vec::new();
         let mut placeholders = HashMap::new();
         for (type_name, parameter) in &inline.parameters {
@@ -720,7 +786,7 @@ impl Analyzer<'_> {
         if !self.is_argument_compatible(ty, &value) {
             return Err(error(
                 ErrorTag::D_OP_INCOMPAT,
-                &inline.span,
+                &end_span,
                 format!(
                     "inline {name} definition uses incompatible types: \"{}\" = \"{}\"",
                     self.type_name(ty),
@@ -752,6 +818,30 @@ impl Analyzer<'_> {
         };
         let target = self.checked_translation(type_name, operand, &value.span)?;
         Ok(self.placeholder(target, &value.span))
+    }
+
+    /// How DTrace describes the global identifier `name` when a declaration would
+    /// replace it (its kind, then `inline` for an inline), or `None` when it is free.
+    fn global_identifier_kind(&self, name: &str) -> Option<String> {
+        if let Some(inline) = self.inlines.get(name) {
+            let kind = if inline.parameters.is_empty() {
+                "scalar"
+            } else {
+                "associative array"
+            };
+            return Some(format!("{kind} inline"));
+        }
+        if self.types.find_enumerator(name).is_some() {
+            return Some("enumerator ".to_string());
+        }
+        let id = self.variables.global(name)?;
+        let kind = match self.variables.get(id).shape {
+            VariableShape::Associative { .. } | VariableShape::BuiltinArray { .. } => {
+                "associative array"
+            }
+            VariableShape::Scalar | VariableShape::StaticArray { .. } => "scalar",
+        };
+        Some(format!("{kind} "))
     }
 
     /// A non-constant stand-in value of type `ty`, used to type-check bodies whose

@@ -26,6 +26,7 @@ mod library;
 mod macros;
 mod memory_variables;
 mod operators;
+mod pragmas;
 mod printed_type;
 mod probe_specs;
 mod program_scan;
@@ -38,7 +39,7 @@ mod variables;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::ast::{Expr, InlineDefinition, Item, Program};
+use crate::ast::{Expr, InlineDefinition, Item, OptionPragma, Program};
 use crate::diagnostics::{Diagnostic, ErrorTag, Region, Span};
 use crate::kernel_types::KernelTypes;
 use crate::lex::SourceMap;
@@ -309,10 +310,17 @@ impl<'a> Analyzer<'a> {
     }
 
     fn analyze_program(&mut self, source: &ProgramSource, program: &Program) -> SemaResult<()> {
-        // Option pragmas take effect for the whole program, wherever they appear.
+        // Option pragmas take effect for the whole program, wherever they appear, and
+        // like dependencies they are checked before any clause, as DTrace does both
+        // while it parses.
         for item in &program.items {
-            if let Item::Option(pragma) = item {
-                self.apply_option(pragma)?;
+            match item {
+                Item::Option(pragma) => {
+                    self.check_option(pragma)?;
+                    self.apply_option(pragma)?;
+                }
+                Item::Pragma(pragma) => self.apply_dependency_pragma(pragma)?,
+                _ => {}
             }
         }
         let has_content = program.items.iter().any(|item| {
@@ -341,10 +349,30 @@ impl<'a> Analyzer<'a> {
                 Item::Inline(inline) => self.inline_definition(inline)?,
                 Item::Translator(translator) => self.translator_definition(translator, None)?,
                 Item::Provider(provider) => self.provider_definition(provider)?,
-                Item::Option(_) | Item::Pragma(_) => {}
+                Item::Pragma(pragma) => self.apply_identifier_pragma(pragma)?,
+                Item::Option(_) => {}
             }
         }
         Ok(())
+    }
+
+    /// Asks the caller's option table whether a `#pragma D option` may be set, as
+    /// libdtrace's dtrace_setopt() decides, and reports a refusal the way dt_pragma.c
+    /// does (D_PRAGMA_OPTSET, naming the value when one was given).
+    fn check_option(&self, pragma: &OptionPragma) -> SemaResult<()> {
+        let Some(check) = self.options.option_check else {
+            return Ok(());
+        };
+        check(&pragma.name, pragma.value.as_deref()).map_err(|reason| {
+            let message = match &pragma.value {
+                Some(value) => format!(
+                    "failed to set option '{}' to '{value}': {reason}",
+                    pragma.name
+                ),
+                None => format!("failed to set option '{}': {reason}", pragma.name),
+            };
+            Diagnostic::new(ErrorTag::D_PRAGMA_OPTSET, pragma.span.clone(), message)
+        })
     }
 
     /// The line of byte `offset` in the current program, as messages number it.

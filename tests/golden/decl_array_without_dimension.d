@@ -1,0 +1,3 @@
+/* options: -xerrtags */
+int values[];
+BEGIN { exit(0); }

@@ -1,0 +1,3 @@
+/* options: -xerrtags */
+struct undefined_here var;
+BEGIN { exit(0); }

@@ -1,0 +1,4 @@
+/* options: -xerrtags */
+inline int limit =
+    "not a number";
+BEGIN { exit(0); }

@@ -1,0 +1,3 @@
+/* options: -xerrtags */
+inline void nothing = 1;
+BEGIN { exit(0); }

@@ -1,0 +1,4 @@
+/* options: -xerrtags */
+int counts[string];
+string counts[string];
+BEGIN { exit(0); }

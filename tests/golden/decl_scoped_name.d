@@ -1,0 +1,3 @@
+/* options: -xerrtags */
+int vmlinux`value;
+BEGIN { exit(0); }

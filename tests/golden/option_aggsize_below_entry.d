@@ -1,0 +1,6 @@
+/* options: -q -x aggsize=8 */
+BEGIN
+{
+	@counts[1, 2] = count();
+	exit(0);
+}

@@ -1,0 +1,5 @@
+/* options: -x bufsize=4q */
+BEGIN
+{
+	exit(0);
+}

@@ -1,0 +1,5 @@
+/* options: -x nosuchoption=1 */
+BEGIN
+{
+	exit(0);
+}

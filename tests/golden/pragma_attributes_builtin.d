@@ -1,0 +1,3 @@
+/* options: -x errtags */
+#pragma D attributes Stable/Stable/Common execname
+BEGIN { exit(0); }

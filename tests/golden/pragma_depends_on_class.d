@@ -1,0 +1,3 @@
+/* options: -x errtags */
+#pragma D depends_on thing foo
+BEGIN { exit(0); }

@@ -1,0 +1,3 @@
+/* options: -x errtags */
+#pragma D depends_on provider nosuchprovider
+BEGIN { exit(0); }

@@ -1,0 +1,3 @@
+/* options: -x errtags */
+#pragma D option bufpolicy=sometimes
+BEGIN { exit(0); }

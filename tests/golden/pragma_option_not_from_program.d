@@ -1,0 +1,3 @@
+/* options: -x errtags */
+#pragma D option cpppath=/usr/bin/cpp
+BEGIN { exit(0); }

@@ -1,0 +1,3 @@
+/* options: -x errtags */
+#pragma D option nosuchoption
+BEGIN { exit(0); }

@@ -1,0 +1,150 @@
+//! Live tests of the pid provider on a `-c` command (as root): the command is held at its
+//! entry point with its executable and libraries mapped, so probes in `a.out`, at
+//! instruction offsets and in the libraries it loads all resolve and fire.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
+
+use common::live::{LiveDtrace, ScratchDirectory};
+
+const DTRACE: LiveDtrace = LiveDtrace::with_deadline(Duration::from_secs(60));
+
+/// A program whose `go` is called three times with (i, 2); `weakgo` is a weak alias of
+/// `realgo`, called directly three times and through `go` three more.
+const PROGRAM: &str = r#"
+#pragma weak weakgo = realgo
+int realgo(int a) { return a + 1; }
+int weakgo(int);
+__attribute__((noinline)) int go(int a, int b) { return a * b + realgo(a); }
+int main(void) { int s = 0; for (int i = 0; i < 3; i++) s += go(i, 2) + weakgo(i); return s & 1; }
+"#;
+
+/// Builds PROGRAM with `cc` in `scratch`; None (after printing why) without a compiler.
+fn built_program(scratch: &ScratchDirectory) -> Option<PathBuf> {
+    let source = scratch.write("pidprog.c", PROGRAM);
+    let binary = scratch.path("pidprog");
+    match Command::new("cc")
+        .args(["-O0", "-o"])
+        .arg(&binary)
+        .arg(&source)
+        .status()
+    {
+        Ok(status) if status.success() => Some(binary),
+        other => {
+            println!("skipping: no working C compiler ({other:?})");
+            None
+        }
+    }
+}
+
+#[test]
+fn pid_probes_resolve_in_the_command_itself_and_its_libraries() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    let scratch = ScratchDirectory::new("pid-provider-live");
+    let Some(binary) = built_program(&scratch) else {
+        return;
+    };
+    let command = binary.display().to_string();
+    let entry = DTRACE.run(&[
+        "-q",
+        "-n",
+        "pid$target:a.out:go:entry { printf(\"%s %d %d\\n\", probemod, arg0, arg1); }",
+        "-c",
+        &command,
+    ]);
+    assert_eq!(entry.status, Some(0), "{}", entry.stderr);
+    assert_eq!(entry.stdout, "pidprog 0 2\npidprog 1 2\npidprog 2 2\n\n");
+
+    let offset = DTRACE.run(&[
+        "-q",
+        "-n",
+        "pid$target:a.out:go:0 { @[probename] = count(); }",
+        "-c",
+        &command,
+    ]);
+    assert_eq!(offset.status, Some(0), "{}", offset.stderr);
+    assert_eq!(
+        offset.stdout,
+        "\n  0                                                                 3\n"
+    );
+
+    let aliased = DTRACE.run(&[
+        "-q",
+        "-n",
+        "pid$target:a.out:weakgo:entry { @[probefunc] = count(); }",
+        "-c",
+        &command,
+    ]);
+    assert_eq!(aliased.status, Some(0), "{}", aliased.stderr);
+    assert_eq!(
+        aliased.stdout,
+        "\n  weakgo                                                            6\n"
+    );
+
+    let library = DTRACE.run(&[
+        "-q",
+        "-n",
+        "pid$target:libc.so.6:exit:entry { printf(\"exit(%d)\\n\", arg0); }",
+        "-c",
+        &command,
+    ]);
+    assert_eq!(library.status, Some(0), "{}", library.stderr);
+    assert_eq!(library.stdout, "exit(0)\n\n");
+}
+
+#[test]
+fn pid_descriptions_dtrace_refuses_are_compile_errors_with_their_tags() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    let scratch = ScratchDirectory::new("pid-provider-refusals");
+    let Some(binary) = built_program(&scratch) else {
+        return;
+    };
+    let command = binary.display().to_string();
+    let script = scratch.write("beyond.d", "pid$target:a.out:go:ffffffff\n{\n}\n");
+    let beyond = DTRACE.run(&[
+        "-xerrtags",
+        "-s",
+        &script.display().to_string(),
+        "-c",
+        &command,
+    ]);
+    assert_eq!(beyond.status, Some(1));
+    assert_eq!(
+        beyond.stderr,
+        "dtrace: failed to compile script beyond.d: [D_PROC_OFF] line 1: offset 0xffffffff outside of function 'go'\n"
+            .replace("beyond.d", &script.display().to_string())
+    );
+    let badname = DTRACE.run(&["-n", "pid$target:a.out:go:beginning { }", "-c", &command]);
+    assert_eq!(badname.status, Some(1));
+    assert_eq!(
+        badname.stderr,
+        "dtrace: invalid probe specifier pid$target:a.out:go:beginning { }: 'beginning' is an invalid probe name\n"
+    );
+}
+
+#[test]
+fn globbed_provider_names_select_the_pid_provider_of_the_process() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    let scratch = ScratchDirectory::new("pid-provider-glob");
+    let Some(binary) = built_program(&scratch) else {
+        return;
+    };
+    let globbed = DTRACE.run(&[
+        "-q",
+        "-n",
+        "p*d$target:a.out:go:entry { @[probeprov == strjoin(\"pid\", lltostr(pid))] = count(); }",
+        "-c",
+        &binary.display().to_string(),
+    ]);
+    assert_eq!(globbed.status, Some(0), "{}", globbed.stderr);
+    assert_eq!(globbed.stdout, "\n        1                3\n");
+}
