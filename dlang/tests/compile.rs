@@ -375,7 +375,7 @@ fn struct_layout_and_pointer_types() {
         })
     );
     let values = compile_support::run_program(program).values();
-    assert_eq!(values[..5], ["32", "4", "8", "16", "18"]);
+    assert_eq!(values[..5], ["28", "4", "8", "16", "18"]);
 }
 
 #[test]

@@ -75,14 +75,16 @@ fn print_of_a_struct_carries_its_members_types_and_layout() {
             )
         })
         .collect();
+    // DTrace's layout: each bit-field starts on a byte, a struct is aligned as its first
+    // member (`struct inner` starts with a short).
     assert_eq!(
         described,
         vec![
             ("a", "int", 0, None),
             ("flag", "unsigned int", 32, Some(1)),
-            ("small", "int", 33, Some(3)),
-            ("in", "struct inner", 64, None),
-            ("name", "char [8]", 192, None),
+            ("small", "int", 40, Some(3)),
+            ("in", "struct inner", 48, None),
+            ("name", "char [8]", 176, None),
             ("c", "enum color", 256, None),
             ("next", "struct foo *", 320, None),
         ]

@@ -17,7 +17,7 @@ enum color { RED, GREEN = 5, BLUE };
 typedef unsigned long long counter_t;
 
 struct inner {
-	short s;
+	long s;
 	counter_t total;
 };
 

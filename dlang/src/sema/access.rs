@@ -616,10 +616,8 @@ impl Analyzer<'_> {
         };
         let (byte_offset, bit_field) = match found.bit_width {
             Some(width) => {
-                let unit_size = self.types.size_of(found.ty).clamp(1, 8) as u32;
-                let unit_bits = u64::from(unit_size) * 8;
-                let unit_start = found.bit_offset / unit_bits * u64::from(unit_size);
-                let shift = (found.bit_offset - unit_start * 8) as u32;
+                let (unit_start, unit_size, shift) =
+                    bit_field_unit(found.bit_offset, width, self.types.size_of(found.ty));
                 (
                     unit_start,
                     Some(BitField {
@@ -788,4 +786,27 @@ impl Analyzer<'_> {
         }
         self.arithmetic_node(Arithmetic::Add, base, offset, ty, span)
     }
+}
+
+/// The bytes a bit-field is loaded from and stored to: `(first byte, size, shift)`. As
+/// DTrace does, the load starts at the byte holding the field's first bit and is the
+/// power-of-two size its bits need from there, so a field of a D-declared struct (which
+/// starts on a byte and ends within its own storage) never touches bytes past the end
+/// of the struct. A kernel bit-field too wide for one such load (more than 64 bits from
+/// its byte) is loaded as an aligned unit of its declared type, as C places it.
+fn bit_field_unit(bit_offset: u64, width: u32, declared_size: u64) -> (u64, u32, u32) {
+    let shift = bit_offset % 8;
+    let needed = shift + u64::from(width);
+    if needed <= 64 {
+        let unit_size = needed.div_ceil(8).next_power_of_two();
+        return (bit_offset / 8, unit_size as u32, shift as u32);
+    }
+    let unit_size = declared_size.clamp(1, 8);
+    let unit_bits = unit_size * 8;
+    let unit_start = bit_offset / unit_bits * unit_size;
+    (
+        unit_start,
+        unit_size as u32,
+        (bit_offset - unit_start * 8) as u32,
+    )
 }

@@ -1,6 +1,8 @@
-//! C layout of structs and unions on x86_64 (System V ABI): members at their natural
-//! alignment, bit-fields packed into units of their declared type, aggregate size
-//! rounded up to the largest member alignment.
+//! Layout of the structs and unions a D program declares, as DTrace's type library
+//! (libctf's `ctf_add_member`) builds them: each member after the end of the previous
+//! one rounded up to a byte and then to the member's alignment, bit-fields as integers
+//! of their own width starting on a byte, and no padding after the last member.
+//! Kernel types keep the layout the kernel's type data gives them (`kernel.rs`).
 
 use super::table::{AggregateBody, Member, TypeId, TypeKind, TypeTable};
 
@@ -15,7 +17,7 @@ pub struct MemberLayout {
 }
 
 impl TypeTable {
-    /// Gives a declared struct or union its members, laying them out as C does.
+    /// Gives a declared struct or union its members, laying them out as DTrace does.
     pub fn define_aggregate(&mut self, ty: TypeId, members: Vec<MemberLayout>) {
         let is_union = matches!(self.kind(ty), TypeKind::Union { .. });
         let body = lay_out(self, members, is_union);
@@ -27,82 +29,79 @@ impl TypeTable {
     }
 }
 
+/// Size in bytes of the integer type DTrace makes for a bit-field of `width` bits: the
+/// bytes the bits need, rounded up to a power of two (libctf's `clp2`).
+pub fn bit_field_storage_size(width: u32) -> u64 {
+    u64::from(width).div_ceil(8).max(1).next_power_of_two()
+}
+
 /// Lays out `members` as a struct (in order) or a union (all at offset 0).
+///
+/// A struct member goes at the end of the previous member (its offset plus its width in
+/// bits for a bit-field, plus its size otherwise), rounded up to a whole byte and then to
+/// the new member's alignment; the struct ends right after its last member (its offset
+/// plus its size, even when an earlier bit-field's storage reached further), without the
+/// tail padding C adds. A struct is aligned as its first member (libctf looks at the
+/// first member only), a union as its most aligned member. A zero-width bit-field takes
+/// no room: it only ends the previous member's byte, as every bit-field does.
 pub(super) fn lay_out(
     table: &TypeTable,
     members: Vec<MemberLayout>,
     is_union: bool,
 ) -> AggregateBody {
-    let mut laid_out = Vec::with_capacity(members.len());
-    let mut bit_offset: u64 = 0;
-    let mut size_bits: u64 = 0;
-    let mut alignment: u64 = 1;
+    let mut laid_out: Vec<Member> = Vec::with_capacity(members.len());
+    // Bit offset of the end of the previous member.
+    let mut end_bits: u64 = 0;
+    let mut size: u64 = 0;
+    let mut alignment: u64 = 0;
     for member in members {
-        let type_size = table.size_of(member.ty);
-        let type_alignment = table.alignment_of(member.ty);
-        match member.bit_width {
+        let (member_size, member_alignment, member_bits) = match member.bit_width {
+            Some(0) => continue,
             Some(width) => {
-                let unit_bits = type_size.saturating_mul(8).max(8);
-                if is_union {
-                    size_bits = size_bits.max(u64::from(width));
-                    if width > 0 {
-                        alignment = alignment.max(type_alignment);
-                        laid_out.push(Member {
-                            name: member.name,
-                            ty: member.ty,
-                            bit_offset: 0,
-                            bit_width: Some(width),
-                        });
-                    }
-                    continue;
-                }
-                if width == 0 {
-                    // A zero-width bit-field closes the current unit of its type.
-                    bit_offset = round_up(bit_offset, unit_bits);
-                    continue;
-                }
-                if bit_offset % unit_bits + u64::from(width) > unit_bits {
-                    bit_offset = round_up(bit_offset, unit_bits);
-                }
-                alignment = alignment.max(type_alignment);
-                laid_out.push(Member {
-                    name: member.name,
-                    ty: member.ty,
-                    bit_offset,
-                    bit_width: Some(width),
-                });
-                bit_offset = bit_offset.saturating_add(u64::from(width));
-                size_bits = size_bits.max(bit_offset);
+                let storage = bit_field_storage_size(width);
+                (storage, storage, u64::from(width))
             }
             None => {
-                alignment = alignment.max(type_alignment);
-                if is_union {
-                    size_bits = size_bits.max(type_size.saturating_mul(8));
-                    laid_out.push(Member {
-                        name: member.name,
-                        ty: member.ty,
-                        bit_offset: 0,
-                        bit_width: None,
-                    });
-                    continue;
-                }
-                let byte_offset = round_up(bit_offset.div_ceil(8), type_alignment);
-                laid_out.push(Member {
-                    name: member.name,
-                    ty: member.ty,
-                    bit_offset: byte_offset.saturating_mul(8),
-                    bit_width: None,
-                });
-                bit_offset = byte_offset.saturating_add(type_size).saturating_mul(8);
-                size_bits = size_bits.max(bit_offset);
+                let member_size = table.size_of(member.ty);
+                let member_alignment = table.alignment_of(member.ty);
+                (member_size, member_alignment, member_size.saturating_mul(8))
             }
+        };
+        if is_union {
+            alignment = alignment.max(member_alignment);
+            size = size.max(member_size);
+            laid_out.push(Member {
+                name: member.name,
+                ty: member.ty,
+                bit_offset: 0,
+                bit_width: member.bit_width,
+            });
+            continue;
         }
+        let byte_offset = if laid_out.is_empty() {
+            alignment = member_alignment;
+            0
+        } else {
+            round_up(end_bits.div_ceil(8), member_alignment)
+        };
+        let bit_offset = byte_offset.saturating_mul(8);
+        end_bits = bit_offset.saturating_add(member_bits);
+        size = if laid_out.is_empty() {
+            member_size
+        } else {
+            byte_offset.saturating_add(member_size)
+        };
+        laid_out.push(Member {
+            name: member.name,
+            ty: member.ty,
+            bit_offset,
+            bit_width: member.bit_width,
+        });
     }
-    let size = round_up(size_bits.div_ceil(8), alignment);
     AggregateBody {
         members: laid_out,
         size,
-        alignment,
+        alignment: alignment.max(1),
     }
 }
 
