@@ -118,7 +118,7 @@ pub(super) fn build(string_size: u32) -> TypeTable {
     let user_symbol_address = intrinsic(&mut table, "_usymaddr", TypeKind::UserSymbolAddress);
     let dynamic = table.add(TypeKind::Dynamic);
 
-    let typedefs: [(&str, TypeId); 29] = [
+    let typedefs: [(&str, TypeId); 32] = [
         ("int8_t", signed_char),
         ("int16_t", short),
         ("int32_t", int),
@@ -134,6 +134,12 @@ pub(super) fn build(string_size: u32) -> TypeTable {
         ("uint_t", unsigned_int),
         ("ulong_t", unsigned_long),
         ("u_longlong_t", unsigned_long_long),
+        ("longlong_t", long_long),
+        // The Solaris types DTrace's own headers and tests use; `boolean_t` is an enum
+        // there, an int here so that its B_FALSE and B_TRUE never clash with a
+        // program's own enumerators.
+        ("hrtime_t", long_long),
+        ("boolean_t", int),
         ("ptrdiff_t", long),
         ("uintptr_t", unsigned_long),
         ("size_t", unsigned_long),

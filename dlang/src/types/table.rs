@@ -246,13 +246,16 @@ impl TypeTable {
     }
 
     /// A type by its typedef or intrinsic name: D's own names first, then the kernel's.
-    /// A name scoped by the kernel's module (`` vmlinux`u64 ``) is the kernel's only.
+    /// A name scoped by the kernel's module (`` vmlinux`u64 ``) is the kernel's typedef,
+    /// or a C base type (`` vmlinux`int ``), which the kernel's types have as D has them.
     pub fn type_named(&self, name: &str) -> Option<TypeId> {
         if let Some((module, plain)) = name.rsplit_once('`') {
             if module.is_empty() || Some(module) != self.kernel_module() {
                 return self.typedef_named(plain).or_else(|| self.intrinsic(plain));
             }
-            return self.kernel_named(KernelTypeNamespace::Typedef, plain);
+            return self
+                .kernel_named(KernelTypeNamespace::Typedef, plain)
+                .or_else(|| self.intrinsic(plain));
         }
         self.typedef_named(name)
             .or_else(|| self.intrinsic(name))
