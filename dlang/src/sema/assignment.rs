@@ -53,12 +53,21 @@ impl Analyzer<'_> {
             ));
         }
         let value = self.operand(value)?;
+        // An array value (by reference) decays to a pointer to its first element when
+        // it creates a variable or is stored in a pointer.
+        let decayed = self.decayed_array(&value);
         let creation = match operator {
-            AssignmentOperator::Assign => Creation::Assignment(value.ty),
+            AssignmentOperator::Assign => {
+                Creation::Assignment(decayed.as_ref().map_or(value.ty, |decayed| decayed.ty))
+            }
             AssignmentOperator::Compound(_) => Creation::Compound,
         };
         let place = self.write_target(target, &symbol, creation, span)?;
         let target_type = self.place_type(&place);
+        let value = match decayed {
+            Some(decayed) if self.types.is_pointer(target_type) => decayed,
+            _ => value,
+        };
         let is_dynamic_variable = match &place {
             Place::Associative { .. } => true,
             Place::Variable(id) => self.variables.get(*id).scope == VariableScope::ThreadLocal,
@@ -116,6 +125,18 @@ impl Analyzer<'_> {
             },
             ty: target_type,
             span: span.clone(),
+        })
+    }
+
+    /// `value`, an array, as a pointer to its first element (`None` for other values).
+    fn decayed_array(&mut self, value: &TypedExpr) -> Option<TypedExpr> {
+        let TypeKind::Array { element, .. } = *self.types.resolved_kind(value.ty) else {
+            return None;
+        };
+        let pointer = self.types.pointer_to(element);
+        Some(TypedExpr {
+            ty: pointer,
+            ..value.clone()
         })
     }
 

@@ -149,7 +149,7 @@ impl Analyzer<'_> {
             }
             if matches!(variable.shape, VariableShape::StaticArray { .. }) && self.is_in_memory(id)
             {
-                return Ok(self.static_array_pointer(id, span));
+                return Ok(self.static_array_value(id, span));
             }
             return Err(error(
                 ErrorTag::D_IDENT_BADREF,

@@ -83,14 +83,23 @@ impl Analyzer<'_> {
         }
     }
 
-    /// An in-memory scalar array used as a value: a pointer to its first element.
-    pub(super) fn static_array_pointer(&mut self, id: VariableId, span: &Span) -> TypedExpr {
-        let element = self
-            .variables
-            .get(id)
-            .ty
-            .unwrap_or(self.types.well_known().int);
-        self.memory_variable_address(id, element, span)
+    /// An in-memory scalar array used as a value: the array itself, by reference (its
+    /// storage's address typed as the array), as DTrace types it; it decays to a pointer
+    /// to its first element where a pointer is wanted, and a char array is a string to
+    /// `trace()` and `printf("%s")`.
+    pub(super) fn static_array_value(&mut self, id: VariableId, span: &Span) -> TypedExpr {
+        let variable = self.variables.get(id);
+        let element = variable.ty.unwrap_or(self.types.well_known().int);
+        let elements = match variable.shape {
+            VariableShape::StaticArray { elements } => elements,
+            _ => 1,
+        };
+        let array = self.types.array_of(element, elements);
+        let address = self.memory_variable_address(id, element, span);
+        TypedExpr {
+            ty: array,
+            ..address
+        }
     }
 
     /// `&a[index]` of in-memory scalar array `variable`.
