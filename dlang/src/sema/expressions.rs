@@ -442,11 +442,12 @@ impl Analyzer<'_> {
                 "offsetof operand must be a struct or union type",
             ));
         }
+        // DTrace asks its type library for the member and reports the library's error.
         let Some(found) = self.types.find_member(ty, member) else {
             return Err(error(
-                ErrorTag::D_TYPE_MEMBER,
+                ErrorTag::D_UNKNOWN,
                 span,
-                format!("{member} is not a member of {}", self.type_name(ty)),
+                format!("failed to determine offset of {member}: Member name not found"),
             ));
         };
         if found.bit_width.is_some() {
