@@ -20,12 +20,44 @@ impl TypeTable {
     /// Gives a declared struct or union its members, laying them out as DTrace does.
     pub fn define_aggregate(&mut self, ty: TypeId, members: Vec<MemberLayout>) {
         let is_union = matches!(self.kind(ty), TypeKind::Union { .. });
+        let members = members
+            .into_iter()
+            .map(|member| MemberLayout {
+                ty: self.bit_field_type(member.ty, member.bit_width),
+                ..member
+            })
+            .collect();
         let body = lay_out(self, members, is_union);
         if let Some(TypeKind::Struct { body: slot, .. } | TypeKind::Union { body: slot, .. }) =
             self.entries.get_mut(ty.0 as usize)
         {
             *slot = Some(body)
         }
+    }
+}
+
+impl TypeTable {
+    /// The type of a bit-field member: as DTrace makes it, a new integer type with the
+    /// name and signedness of the declared integer type and the storage size its width
+    /// needs, so that a bit-field's value is that size wherever it goes (a variable it
+    /// is assigned to, a `trace()` record). Other members keep their declared type.
+    fn bit_field_type(&mut self, declared: TypeId, bit_width: Option<u32>) -> TypeId {
+        let Some(width) = bit_width.filter(|width| *width > 0) else {
+            return declared;
+        };
+        let TypeKind::Integer {
+            signed, character, ..
+        } = *self.resolved_kind(declared)
+        else {
+            return declared;
+        };
+        let name = self.name(declared);
+        self.add(TypeKind::Integer {
+            name,
+            size: bit_field_storage_size(width) as u32,
+            signed,
+            character,
+        })
     }
 }
 
