@@ -1,5 +1,6 @@
 //! Tests of the D type system: type names as D prints them, LP64 sizes, the built-in
-//! typedefs, C layout of structs, unions and bit-fields, and C type-name parsing.
+//! typedefs, DTrace's (libctf's) layout of structs, unions and bit-fields, and C type-name
+//! parsing.
 
 use dlang::types::{parse_type_name, MemberLayout, TypeTable};
 
@@ -119,4 +120,72 @@ fn struct_and_union_layout() {
     assert_eq!(types.name(union), "union u");
     let pointer = types.pointer_to(structure);
     assert_eq!(types.name(pointer), "struct s *");
+}
+
+#[test]
+fn declared_aggregates_follow_libctf_layout() {
+    let mut types = TypeTable::new(256);
+    let char_type = types.well_known().char;
+    let int = types.well_known().int;
+    let long = types.well_known().long;
+    let member = |name: &str, ty, bit_width| MemberLayout {
+        name: name.to_string(),
+        ty,
+        bit_width,
+    };
+    let offsets = |types: &TypeTable, ty| -> Vec<u64> {
+        types
+            .members(ty)
+            .iter()
+            .map(|member| member.bit_offset / 8)
+            .collect()
+    };
+    // No padding after the last member.
+    let padded = types.declare_struct(Some("padded"));
+    types.define_aggregate(
+        padded,
+        vec![
+            member("c", char_type, None),
+            member("l", long, None),
+            member("d", char_type, None),
+        ],
+    );
+    assert_eq!(types.size_of(padded), 17);
+    assert_eq!(offsets(&types, padded), vec![0, 8, 16]);
+    // A struct is aligned as its first member, so it may follow a char directly.
+    let outer = types.declare_struct(Some("outer"));
+    types.define_aggregate(
+        outer,
+        vec![member("c", char_type, None), member("p", padded, None)],
+    );
+    assert_eq!(offsets(&types, outer), vec![0, 1]);
+    assert_eq!(types.size_of(outer), 18);
+    // Each bit-field starts on a byte and takes the power-of-two bytes of its width.
+    let bits = types.declare_struct(Some("bits"));
+    types.define_aggregate(
+        bits,
+        vec![
+            member("a", int, Some(1)),
+            member("b", int, Some(15)),
+            member("c", int, Some(31)),
+            member("d", int, Some(12)),
+        ],
+    );
+    assert_eq!(offsets(&types, bits), vec![0, 2, 4, 8]);
+    assert_eq!(types.size_of(bits), 10);
+    let sizes: Vec<u64> = types
+        .members(bits)
+        .iter()
+        .map(|member| types.size_of(member.ty))
+        .collect();
+    assert_eq!(sizes, vec![1, 2, 4, 2]);
+    assert_eq!(types.name(types.members(bits)[0].ty), "int");
+    // A union is as large as its largest member, unrounded.
+    let union = types.declare_union(Some("odd"));
+    types.define_aggregate(
+        union,
+        vec![member("l", long, None), member("s", padded, None)],
+    );
+    assert_eq!(types.size_of(union), 17);
+    assert_eq!(types.alignment_of(union), 8);
 }
