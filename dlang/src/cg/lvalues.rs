@@ -5,7 +5,7 @@
 //! and members of structs held in variables (copied into scratch with `allocs` and
 //! `copys`, stored into, and assigned back whole).
 
-use difvm::isa::{Opcode, DIF_TYPE_CTF};
+use difvm::isa::{subroutine, Opcode, DIF_TYPE_CTF, DIF_TYPE_STRING};
 
 use super::builder::Access;
 use super::expressions::{load_opcode, need, sequence_need};
@@ -20,7 +20,9 @@ pub(super) fn target_need(target: &LValue) -> usize {
         LValue::AssociativeElement { keys, .. } => sequence_need(keys.iter()).max(1),
         LValue::StaticArrayElement { index, .. } => need(index).max(1) + 1,
         LValue::Memory { address, .. } => need(address),
-        LValue::MemoryCopy { address, .. } => need(address) + 1,
+        LValue::MemoryCopy {
+            address, string, ..
+        } => need(address) + if *string { 2 } else { 1 },
         LValue::BitField { address, .. } => need(address) + 3,
         LValue::VariableMember {
             variable,
@@ -55,6 +57,7 @@ enum Prepared<'e> {
     MemoryCopy {
         address: Held,
         size: u32,
+        string: bool,
     },
     BitField {
         address: Held,
@@ -128,9 +131,14 @@ impl DifoGenerator<'_> {
                 address: Held::Register(self.expression(address)?),
                 size: *size,
             },
-            LValue::MemoryCopy { address, size } => Prepared::MemoryCopy {
+            LValue::MemoryCopy {
+                address,
+                size,
+                string,
+            } => Prepared::MemoryCopy {
                 address: Held::Register(self.expression(address)?),
                 size: *size,
+                string: *string,
             },
             LValue::BitField {
                 address,
@@ -269,6 +277,30 @@ impl DifoGenerator<'_> {
     }
 
     /// Stores `value` into a prepared target (`value` stays allocated).
+    /// Sets `count` to the bytes a string store copies from the string in `value`: its
+    /// length and NUL (`strlen() + 1`), at most the `size` of the destination. Copying
+    /// the destination's whole size would read past the end of a shorter string (a
+    /// string constant's bytes in the string table end at its NUL).
+    fn string_copy_length(&mut self, value: u8, size: u32, count: u8) -> Result<(), Diagnostic> {
+        self.builder.emit_registers(Opcode::Flushts, 0, 0, 0);
+        self.builder
+            .emit_registers(Opcode::Pushtr, DIF_TYPE_STRING, 0, value);
+        self.builder
+            .emit_indexed(Opcode::Call, subroutine::STRLEN, count);
+        let limit = self.builder.allocate()?;
+        self.builder.set_integer(1, limit)?;
+        self.builder
+            .emit_registers(Opcode::Add, count, limit, count);
+        self.builder.set_integer(u64::from(size), limit)?;
+        let within = self.builder.label();
+        self.builder.emit_registers(Opcode::Cmp, count, limit, 0);
+        self.builder.branch(Opcode::Bleu, within);
+        self.builder.emit_registers(Opcode::Mov, limit, 0, count);
+        self.builder.place(within);
+        self.builder.release(limit);
+        Ok(())
+    }
+
     fn store(&mut self, prepared: Prepared, value: u8) -> Result<(), Diagnostic> {
         match prepared {
             Prepared::Variable(id) => {
@@ -314,10 +346,18 @@ impl DifoGenerator<'_> {
                     .emit_registers(store_opcode(size), value, 0, base);
                 self.builder.release(base);
             }
-            Prepared::MemoryCopy { address, size } => {
+            Prepared::MemoryCopy {
+                address,
+                size,
+                string,
+            } => {
                 let base = self.reload(address)?;
                 let count = self.builder.allocate()?;
-                self.builder.set_integer(u64::from(size), count)?;
+                if string {
+                    self.string_copy_length(value, size, count)?;
+                } else {
+                    self.builder.set_integer(u64::from(size), count)?;
+                }
                 self.builder
                     .emit_registers(Opcode::Copys, value, count, base);
                 self.builder.release(count);

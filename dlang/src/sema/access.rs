@@ -174,6 +174,7 @@ impl Analyzer<'_> {
                 ..
             } => {
                 let size = self.types.size_of(ty) as u32;
+                let string = self.types.is_string(ty);
                 let by_reference = self.types.is_by_reference(ty);
                 let scalar_size = if by_reference {
                     0
@@ -189,7 +190,11 @@ impl Analyzer<'_> {
                             shift: field.shift,
                             width: field.width,
                         },
-                        None if by_reference => LValue::MemoryCopy { address, size },
+                        None if by_reference => LValue::MemoryCopy {
+                            address,
+                            size,
+                            string,
+                        },
                         None => LValue::Memory {
                             address,
                             size: scalar_size,

@@ -225,10 +225,12 @@ pub enum LValue {
         address: Box<TypedExpr>,
         size: u32,
     },
-    /// A struct, union or array at an address, copied with `copys`.
+    /// A struct, union, array or string at an address, copied with `copys`; a
+    /// `string` is copied up to its NUL, not beyond the end of the value stored.
     MemoryCopy {
         address: Box<TypedExpr>,
         size: u32,
+        string: bool,
     },
     BitField {
         address: Box<TypedExpr>,
