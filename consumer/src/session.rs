@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use difvm::engine::DropCounters;
+use difvm::engine::{AggregationEntry, DropCounters};
 use difvm::format::PrintfFormat;
 use difvm::object::{
     ActionKind, CompiledProgram, EnabledProbe, StatementRole, FREOPEN_RESTORE_TOKEN,
@@ -31,6 +31,7 @@ use crate::render::trace::{parsed_format, RecordContext, TraceRenderer};
 use crate::session_output::{OutputFile, SessionOutput};
 use crate::settings::{aggregation_interval, per_cpu_aggregations, SessionSettings};
 use crate::signals::interrupt_count;
+use crate::symbolize::aggregation_keys::SymbolKeyNormalizer;
 use crate::symbolize::{SystemSymbolOptions, SystemSymbols};
 
 /// The session's view of the `-c`/`-p` processes.
@@ -69,6 +70,8 @@ pub struct Session<'o> {
     renderer: TraceRenderer,
     /// The aggregations' merged data (and each CPU's part with `aggpercpu`).
     aggregations: AggregationState,
+    /// Rewrites the symbol components of drained keys before they are merged.
+    symbol_keys: SymbolKeyNormalizer,
     per_cpu_requested: bool,
     /// How often aggregations are snapshotted while tracing (`aggrate`).
     aggregation_interval: Duration,
@@ -113,12 +116,14 @@ impl<'o> Session<'o> {
     ) -> Session<'o> {
         let renderer = TraceRenderer::new(settings.trace);
         let aggregations = AggregationState::new(&program.aggregations);
+        let symbol_keys = SymbolKeyNormalizer::new(&program.aggregations);
         Session {
             program,
             enabled_probes,
             settings,
             renderer,
             aggregations,
+            symbol_keys,
             per_cpu_requested: false,
             aggregation_interval: Duration::from_secs(1),
             options: OptionSet::new(),
@@ -216,7 +221,7 @@ impl<'o> Session<'o> {
             // the clear()s and trunc()s they carry come first), which keeps the per-CPU
             // parts and the kernel's baseline current between printa()s.
             if last_aggregation_snapshot.elapsed() >= self.aggregation_interval {
-                self.aggregations.absorb(engine.drain_aggregations());
+                self.absorb_aggregations(engine.drain_aggregations());
                 last_aggregation_snapshot = Instant::now();
             }
             if interrupt_count() > 0 {
@@ -238,7 +243,7 @@ impl<'o> Session<'o> {
         self.write("\n")?;
         // A second signal makes dtrace impatient: it skips the aggregation report.
         if interrupt_count() < 2 {
-            self.aggregations.absorb(engine.drain_aggregations());
+            self.absorb_aggregations(engine.drain_aggregations());
             self.print_unprinted_aggregations()?;
         }
         self.current_output()
@@ -311,6 +316,13 @@ impl<'o> Session<'o> {
         Ok(())
     }
 
+    /// Merges drained aggregation data, its symbol keys first made one per function or
+    /// module as DTrace makes them.
+    fn absorb_aggregations(&mut self, mut entries: Vec<AggregationEntry>) {
+        self.symbol_keys.normalize(&*self.symbols, &mut entries);
+        self.aggregations.absorb(entries);
+    }
+
     /// `clear(@a)`: the values gathered so far become zero (the keys stay), and only
     /// later data counts, for every function (`min()` and `max()` included).
     fn clear_aggregation(
@@ -319,7 +331,7 @@ impl<'o> Session<'o> {
         aggregation: u32,
     ) -> Result<(), String> {
         let before = engine.begin_aggregation_generation(aggregation)?;
-        self.aggregations.absorb(before);
+        self.absorb_aggregations(before);
         self.aggregations.clear(aggregation);
         engine.finish_aggregation_generation(aggregation, &[]);
         Ok(())
@@ -334,7 +346,7 @@ impl<'o> Session<'o> {
         keep: Option<i64>,
     ) -> Result<(), String> {
         let before = engine.begin_aggregation_generation(aggregation)?;
-        self.aggregations.absorb(before);
+        self.absorb_aggregations(before);
         let kept = self.aggregations.truncate(aggregation, keep);
         engine.finish_aggregation_generation(aggregation, &kept);
         Ok(())
@@ -429,7 +441,7 @@ impl<'o> Session<'o> {
                 format,
                 aggregations,
             } => {
-                self.aggregations.absorb(engine.drain_aggregations());
+                self.absorb_aggregations(engine.drain_aggregations());
                 self.print_aggregations(text, format.as_ref(), aggregations)?;
             }
             ActionKind::Clear { aggregation } => {
