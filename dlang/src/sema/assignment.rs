@@ -309,6 +309,11 @@ impl Analyzer<'_> {
     /// may have.
     pub(super) fn check_object_type(&self, name: &str, ty: TypeId, span: &Span) -> SemaResult<()> {
         if self.types.is_void(ty) {
+            // A variable that takes the `void` of an action called in the expression
+            // (`x = count()`) is the code generator's refusal of that call in DTrace.
+            if let Some(refused) = &self.deferred_expression_call {
+                return Err(refused.clone());
+            }
             return Err(error(
                 ErrorTag::D_DECL_VOIDOBJ,
                 span,

@@ -101,7 +101,11 @@ impl Analyzer<'_> {
         self.clause = Some(context);
         let result = self.analyze_clause_body(clause);
         self.clause = None;
+        let deferred = self.deferred_expression_call.take();
         let segments = result?;
+        if let Some(diagnostic) = deferred {
+            return Err(diagnostic);
+        }
         let index = self.clauses.len() as u32;
         self.clauses.push(AnalyzedClause {
             index,

@@ -159,6 +159,10 @@ pub struct Analyzer<'a> {
     /// The system library files whose types and translators this compilation has
     /// declared (by index).
     loaded_library_files: Vec<usize>,
+    /// The first action or aggregating function called inside an expression of the
+    /// clause being analysed (D_CG_EXPR). DTrace's code generator reports it, after the
+    /// whole clause has been type-checked, so a type error of the clause comes first.
+    deferred_expression_call: Option<Diagnostic>,
 }
 
 impl<'a> Analyzer<'a> {
@@ -202,6 +206,7 @@ impl<'a> Analyzer<'a> {
             kernel_type_read: None,
             extern_variables: HashMap::new(),
             loaded_library_files: Vec::new(),
+            deferred_expression_call: None,
         }
     }
 
