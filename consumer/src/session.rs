@@ -44,7 +44,16 @@ pub trait TargetWatch {
     /// notices about the processes seen to exit (`pid N has exited`, …) go to
     /// `messages`.
     fn report_exits(&mut self, messages: &dyn MessageSink) -> bool;
+    /// Whether there are processes to watch, whose exit ends tracing.
+    fn watches_processes(&self) -> bool {
+        false
+    }
 }
+
+/// The longest wait between two checks of the target processes: dtrace(1) wakes as
+/// soon as a `-c`/`-p` process ends, before its next buffer switch, so that probes
+/// (a `tick-1s` with `exit()`) do not fire on long after the process is gone.
+const TARGET_EXIT_CHECK_INTERVAL: Duration = Duration::from_millis(50);
 
 /// A session without target processes.
 pub struct NoTargets;
@@ -210,8 +219,15 @@ impl<'o> Session<'o> {
         targets.tracing_started()?;
         let mut last_aggregation_snapshot = Instant::now();
         let mut first_poll = true;
+        let wait = if targets.watches_processes() {
+            self.settings
+                .switch_interval
+                .min(TARGET_EXIT_CHECK_INTERVAL)
+        } else {
+            self.settings.switch_interval
+        };
         loop {
-            let mut buffers = engine.poll(self.settings.switch_interval);
+            let mut buffers = engine.poll(wait);
             if std::mem::take(&mut first_poll) {
                 consume_cpu_first(&mut buffers, engine.begin_cpu());
             }
