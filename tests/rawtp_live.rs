@@ -94,8 +94,6 @@ fn sched_process_exec_reads_the_task_and_the_binprm() {
     if must_skip("rawtp:sched::sched_process_exec", &mut listing) {
         return;
     }
-    // The command's own exec happens before tracing starts (it is held at its entry
-    // point, as DTrace holds it), so `env` execs the traced image.
     let outcome = DTRACE.run(&[
         "-q",
         "-n",
