@@ -240,14 +240,14 @@ impl TraceRenderer {
                 _ => {}
             },
             ActionKind::Trace | ActionKind::RecordSymbolic => {
-                let slot_sizes = action
+                let mut slot_sizes = action
                     .values
                     .iter()
                     .filter_map(|value| value.slot.as_ref().map(|slot| slot.size as usize));
-                for (value, slot_size) in values.iter().zip(slot_sizes) {
-                    match value {
-                        RecordValue::String(bytes) if self.options.raw_bytes => {
-                            render_raw_string(out, bytes, slot_size)
+                for value in values {
+                    match (value, slot_sizes.next()) {
+                        (RecordValue::String(bytes), Some(size)) if self.options.raw_bytes => {
+                            render_raw_string(out, bytes, size)
                         }
                         _ => self.render_trace_value(out, value, context),
                     }
