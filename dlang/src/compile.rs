@@ -37,7 +37,8 @@ use crate::report;
 use crate::sema::Analyzer;
 
 pub use crate::options::{
-    CompileOptions, MacroVariables, OptionCheck, ProbeSpecifierOption, ProgramOrigin, ProgramSource,
+    CompileOptions, LibraryFileSource, MacroVariables, OptionCheck, ProbeSpecifierOption,
+    ProgramOrigin, ProgramSource,
 };
 
 /// A successful compilation.
@@ -104,6 +105,18 @@ pub fn compile_with_kernel_types(
     let mut analyzer = Analyzer::new(options, catalog);
     if let Some(kernel_types) = kernel_types {
         analyzer.set_kernel_types(kernel_types);
+    }
+    // The user's libraries come before every program, as libdtrace loads them at the
+    // first compilation; their errors are reported against the first program.
+    if options.system_library {
+        analyzer
+            .load_user_libraries(&options.user_libraries)
+            .map_err(|failure| CompileError {
+                program: 0,
+                diagnostic: failure.diagnostic,
+                source_map: failure.source_map,
+                errtags_option: None,
+            })?;
     }
     let mut source_maps = Vec::with_capacity(programs.len());
     for (index, source) in programs.iter().enumerate() {

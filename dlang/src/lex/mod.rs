@@ -124,10 +124,10 @@ impl<'s, 'c> Lexer<'s, 'c> {
         std::mem::take(&mut self.pending_items)
     }
 
-    /// Whether `offset` lies in a file named by a line directive (a header cpp
-    /// included, with `-C`), rather than in the program text itself.
-    pub(crate) fn in_named_file(&self, offset: usize) -> bool {
-        self.source_map.line_of(offset).0.is_some()
+    /// Whether `offset` lies in a C header cpp included (with `-C`), rather than in
+    /// the program text itself.
+    pub(crate) fn in_c_header(&self, offset: usize) -> bool {
+        self.source_map.in_c_header(offset)
     }
 
     /// The line map, with the line directives lexed so far.

@@ -62,7 +62,7 @@ impl<'s, 'c> Parser<'s, 'c> {
     /// Whether the next token comes from a C header included with `-C`.
     fn at_header_token(&mut self) -> Result<bool, Diagnostic> {
         let start = self.peek()?.span.start;
-        Ok(self.lexer.in_named_file(start))
+        Ok(self.lexer.in_c_header(start))
     }
 
     /// Skips a C header's `static` declaration: glibc's headers (`<bits/byteswap.h>`,

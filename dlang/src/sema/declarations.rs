@@ -124,7 +124,7 @@ impl Analyzer<'_> {
     fn declared_in_c_header(&self, span: &Span) -> bool {
         self.source_map
             .as_ref()
-            .is_some_and(|map| map.line_of(span.start).0.is_some())
+            .is_some_and(|map| map.in_c_header(span.start))
     }
 
     /// The storage class of a declaration (at most one; auto/register/static are not D).

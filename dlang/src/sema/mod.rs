@@ -30,6 +30,7 @@ mod probe_specs;
 mod speculation;
 mod subject_task;
 mod translators;
+mod user_libraries;
 mod variable_members;
 mod variables;
 
