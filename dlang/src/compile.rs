@@ -67,7 +67,15 @@ impl CompileError {
     /// `COMMAND: invalid probe specifier TEXT: …`.
     pub fn message(&self, command: &str, programs: &[ProgramSource], errtags: bool) -> String {
         let Some(source) = programs.get(self.program) else {
-            return format!("{command}: {}", self.diagnostic.message);
+            // Without programs (`dtrace -L dir -e`) only a library can fail, and its
+            // errors are located in its file.
+            let text = report::compile_error_text(
+                &self.diagnostic,
+                &self.source_map,
+                &report::ProgramSource::Script { name: "" },
+                self.errtags_option.unwrap_or(errtags),
+            );
+            return format!("{command}: {text}");
         };
         let program = match &source.origin {
             ProgramOrigin::Script { name } => report::ProgramSource::Script { name },
