@@ -96,3 +96,89 @@ fn pid_probes_resolve_in_the_command_itself_and_its_libraries() {
     assert_eq!(library.status, Some(0), "{}", library.stderr);
     assert_eq!(library.stdout, "exit(0)\n\n");
 }
+
+#[test]
+fn pid_descriptions_dtrace_refuses_are_compile_errors_with_their_tags() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    let scratch = ScratchDirectory::new("pid-provider-refusals");
+    let Some(binary) = built_program(&scratch) else {
+        return;
+    };
+    let command = binary.display().to_string();
+    let script = scratch.write("beyond.d", "pid$target:a.out:go:ffffffff\n{\n}\n");
+    let beyond = DTRACE.run(&[
+        "-xerrtags",
+        "-s",
+        &script.display().to_string(),
+        "-c",
+        &command,
+    ]);
+    assert_eq!(beyond.status, Some(1));
+    assert_eq!(
+        beyond.stderr,
+        "dtrace: failed to compile script beyond.d: [D_PROC_OFF] line 1: offset 0xffffffff outside of function 'go'\n"
+            .replace("beyond.d", &script.display().to_string())
+    );
+    let badname = DTRACE.run(&["-n", "pid$target:a.out:go:beginning { }", "-c", &command]);
+    assert_eq!(badname.status, Some(1));
+    assert_eq!(
+        badname.stderr,
+        "dtrace: invalid probe specifier pid$target:a.out:go:beginning { }: 'beginning' is an invalid probe name\n"
+    );
+}
+
+#[test]
+fn globbed_provider_names_select_the_pid_provider_of_the_process() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    let scratch = ScratchDirectory::new("pid-provider-glob");
+    let Some(binary) = built_program(&scratch) else {
+        return;
+    };
+    let globbed = DTRACE.run(&[
+        "-q",
+        "-n",
+        "p*d$target:a.out:go:entry { @[probeprov == strjoin(\"pid\", lltostr(pid))] = count(); }",
+        "-c",
+        &binary.display().to_string(),
+    ]);
+    assert_eq!(globbed.status, Some(0), "{}", globbed.stderr);
+    assert_eq!(globbed.stdout, "\n        1                3\n");
+}
+
+#[test]
+fn listing_with_a_command_lists_its_pid_probes() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    let scratch = ScratchDirectory::new("pid-provider-listing");
+    let Some(binary) = built_program(&scratch) else {
+        return;
+    };
+    let listing = DTRACE.run(&[
+        "-l",
+        "-n",
+        "pid$target:a.out:go:",
+        "-c",
+        &binary.display().to_string(),
+    ]);
+    assert_eq!(listing.status, Some(0), "{}", listing.stderr);
+    let probes: Vec<Vec<&str>> = listing
+        .stdout
+        .lines()
+        .skip(1)
+        .map(|line| line.split_whitespace().skip(2).collect())
+        .collect();
+    assert_eq!(
+        probes,
+        vec![
+            vec!["pidprog", "go", "entry"],
+            vec!["pidprog", "go", "return"]
+        ],
+        "{}",
+        listing.stdout
+    );
+}

@@ -94,6 +94,8 @@ fn sched_process_exec_reads_the_task_and_the_binprm() {
     if must_skip("rawtp:sched::sched_process_exec", &mut listing) {
         return;
     }
+    // The command's own exec happens before tracing starts (it is held at its entry
+    // point, as DTrace holds it), so `env` execs the traced image.
     let outcome = DTRACE.run(&[
         "-q",
         "-n",
@@ -101,7 +103,7 @@ fn sched_process_exec_reads_the_task_and_the_binprm() {
            { printf("%s %d %s %d\n", stringof(args[0]->comm), args[1],
                     stringof(args[2]->filename), $target); }"#,
         "-c",
-        "/bin/true",
+        "/usr/bin/env /bin/true",
     ]);
     succeeded(&outcome);
     let line = first_line(&outcome);

@@ -4,7 +4,8 @@
 use std::cell::RefCell;
 
 use difvm::object::ProbeDescription;
-use dlang::probes::{ProbeCatalog, ProbeInfo};
+use dlang::diagnostics::ErrorTag;
+use dlang::probes::{ProbeCatalog, ProbeInfo, ProbeRefusal};
 use providers::attributes::Attribute;
 use providers::provider::ProbeEntry;
 use providers::registry::ProbeRegistry;
@@ -88,7 +89,11 @@ impl ProbeCatalog for RegistryCatalog {
             Ok(ids) => ids,
             Err(error) => {
                 drop(registry);
-                self.note_error(error.to_string());
+                // A tagged refusal becomes the compile error itself (see `refusal`);
+                // other failures are printed before the no-match error.
+                if error.tag_name().is_none() {
+                    self.note_error(error.to_string());
+                }
                 return Vec::new();
             }
         };
@@ -101,6 +106,14 @@ impl ProbeCatalog for RegistryCatalog {
                 derivation: entry.derivation.clone(),
             })
             .collect()
+    }
+
+    fn refusal(&self, description: &ProbeDescription) -> Option<ProbeRefusal> {
+        let error = self.registry.borrow_mut().matching(description).err()?;
+        Some(ProbeRefusal {
+            tag: ErrorTag::from_name(error.tag_name()?)?,
+            message: error.to_string(),
+        })
     }
 
     fn argument_types(&self, probe: &ProbeInfo) -> Vec<String> {

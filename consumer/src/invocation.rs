@@ -150,11 +150,8 @@ pub fn run_with_messages(invocation: &Invocation, messages: Rc<dyn MessageSink>)
         }
     };
     let catalog = RegistryCatalog::for_this_machine();
-    if invocation.mode == Mode::List {
-        return list_probes(invocation, &sources, &settings, catalog, &*messages);
-    }
-    // Target processes exist (held before exec) before compiling, so `$target` and
-    // `pid$target` probes resolve against them.
+    // Target processes exist (held at their entry point) before compiling or listing,
+    // so `$target` and `pid$target` probes resolve against them.
     let mut targets = TargetProcesses::new();
     for target in &invocation.targets {
         let result = match target {
@@ -165,6 +162,16 @@ pub fn run_with_messages(invocation: &Invocation, messages: Rc<dyn MessageSink>)
             messages.message(error.message());
             return EXIT_FATAL;
         }
+    }
+    if invocation.mode == Mode::List {
+        return list_probes(
+            invocation,
+            &sources,
+            &settings,
+            targets.target_pid(),
+            catalog,
+            &*messages,
+        );
     }
     let run = TracingRun {
         invocation,
@@ -281,26 +288,29 @@ fn compile_programs(
     compile_with_kernel_types(sources, options, catalog, Some(kernel_types))
 }
 
-/// `dtrace -l`: lists the probes every description matches (all probes without any).
+/// `dtrace -l`: lists the probes every description matches (all probes without any);
+/// `target_pid` is `$target` when there is a `-c`/`-p` process.
 fn list_probes(
     invocation: &Invocation,
     sources: &[ProgramSource],
     settings: &CompileSettings,
+    target_pid: Option<u32>,
     catalog: RegistryCatalog,
     messages: &dyn MessageSink,
 ) -> i32 {
     let mut descriptions = Vec::new();
     if !sources.is_empty() {
-        let compilation = match compile_programs(sources, &settings.for_target(None), &catalog) {
-            Ok(compilation) => compilation,
-            Err(error) => {
-                messages.diagnostic_text(&format!(
-                    "{}\n",
-                    error.message("dtrace", sources, settings.error_tags)
-                ));
-                return EXIT_FATAL;
-            }
-        };
+        let compilation =
+            match compile_programs(sources, &settings.for_target(target_pid), &catalog) {
+                Ok(compilation) => compilation,
+                Err(error) => {
+                    messages.diagnostic_text(&format!(
+                        "{}\n",
+                        error.message("dtrace", sources, settings.error_tags)
+                    ));
+                    return EXIT_FATAL;
+                }
+            };
         for statement in &compilation.program.statements {
             if catalog.matching(&statement.probe).is_empty() {
                 messages.message(&format!(

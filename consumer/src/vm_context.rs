@@ -32,6 +32,7 @@ pub fn dtrace_process_context(arguments: Vec<u64>) -> SimpleFiringContext {
         pid,
         tid,
         ppid,
+        ancestors: ancestors_of(ppid),
         uid,
         gid,
         execname,
@@ -42,6 +43,28 @@ pub fn dtrace_process_context(arguments: Vec<u64>) -> SimpleFiringContext {
         vtimestamp: Some(clock_nanoseconds(libc::CLOCK_THREAD_CPUTIME_ID)),
         ..SimpleFiringContext::default()
     }
+}
+
+/// The process `parent` and its ancestors up to init, read from `/proc/PID/stat`, so
+/// that `progenyof()` of any ancestor is true in the dtrace process as in the kernel.
+fn ancestors_of(parent: u64) -> Vec<u64> {
+    let mut ancestors = Vec::new();
+    let mut pid = parent;
+    // A bounded walk: pid reuse cannot make /proc describe a cycle, but a bound costs
+    // nothing.
+    while pid != 0 && ancestors.len() < 4096 {
+        ancestors.push(pid);
+        pid = parent_of(pid).unwrap_or(0);
+    }
+    ancestors
+}
+
+/// The parent process id field of `/proc/PID/stat` (the second field after the
+/// parenthesised command name, which may itself contain spaces or parentheses).
+fn parent_of(pid: u64) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after_name = &stat[stat.rfind(')')? + 1..];
+    after_name.split_whitespace().nth(1)?.parse().ok()
 }
 
 fn clock_nanoseconds(clock: libc::clockid_t) -> u64 {

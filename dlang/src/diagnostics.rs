@@ -18,6 +18,11 @@ macro_rules! error_tags {
             /// Every tag, in alphabetical order.
             pub const ALL: &'static [ErrorTag] = &[$(ErrorTag::$tag,)*];
 
+            /// The tag DTrace prints as `name`, e.g. `D_SYNTAX`.
+            pub fn from_name(name: &str) -> Option<ErrorTag> {
+                ErrorTag::ALL.iter().copied().find(|tag| tag.name() == name)
+            }
+
             /// The tag as DTrace prints it, e.g. `D_SYNTAX`.
             pub fn name(self) -> &'static str {
                 match self { $(ErrorTag::$tag => stringify!($tag),)* }

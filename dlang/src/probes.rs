@@ -8,6 +8,8 @@ use std::sync::Arc;
 use difvm::object::{ProbeDescription, PROBE_ID_BEGIN, PROBE_ID_END, PROBE_ID_ERROR};
 use difvm::probe_derivation::ProbeDerivation;
 
+use crate::diagnostics::ErrorTag;
+
 pub use difvm::glob::{field_matches, glob_match, is_glob_pattern};
 
 /// One concrete probe.
@@ -27,6 +29,13 @@ pub struct ProbeInfo {
     pub derivation: Option<Arc<ProbeDerivation>>,
 }
 
+/// A provider's refusal of a probe description, in DTrace's words and with its tag.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProbeRefusal {
+    pub tag: ErrorTag,
+    pub message: String,
+}
+
 /// The probes a compilation may enable.
 pub trait ProbeCatalog {
     /// Every probe matching `description` (fields may be empty or glob patterns).
@@ -37,6 +46,13 @@ pub trait ProbeCatalog {
     /// the default is what the probe already carries.
     fn argument_types(&self, probe: &ProbeInfo) -> Vec<String> {
         probe.argument_types.clone()
+    }
+
+    /// Why `description` matched no probes, when a provider refused it with an error
+    /// that DTrace reports as the compile error itself (a pid probe offset outside its
+    /// function is `D_PROC_OFF`); None when it simply matches nothing.
+    fn refusal(&self, _description: &ProbeDescription) -> Option<ProbeRefusal> {
+        None
     }
 
     /// The probe with id `id`, for descriptions written as a bare probe id.

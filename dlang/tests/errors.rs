@@ -246,10 +246,32 @@ fn functions_and_prototypes() {
         "D_CG_EXPR",
         "aggregating function count( ) may not be called from a D expression (D program context required)",
     );
+    // DTrace checks the prototype (the action's value is `void`) before its code
+    // generator refuses the action in an expression.
     check(
         "BEGIN { trace(strlen(trace(1))); }",
-        "D_CG_EXPR",
-        "action trace( ) may not be called from a D expression (D program context required)",
+        "D_PROTO_ARG",
+        "strlen( ) argument #1 is incompatible with prototype:\n\tprototype: const char *\n\t argument: void",
+    );
+    check(
+        "BEGIN { trace(trace(1)); }",
+        "D_TRACE_VOID",
+        "trace( ) may not be applied to a void expression",
+    );
+    check(
+        "BEGIN { printf(\"%d\", count()); }",
+        "D_PRINTF_ARG_TYPE",
+        "printf( ) argument #2 is incompatible with conversion #1 prototype:\n\tconversion: %d\n\t prototype: char, short, int, long, or long long\n\t  argument: void",
+    );
+    check(
+        "BEGIN { mutex_owned(); }",
+        "D_PROTO_LEN",
+        "mutex_owned( ) prototype mismatch: 0 args passed, 1 expected",
+    );
+    check(
+        "BEGIN { mutex_owned(trace(1)); }",
+        "D_PROTO_ARG",
+        "mutex_owned( ) argument #1 is incompatible with prototype:\n\tprototype: struct mutex *\n\t argument: void",
     );
     check(
         "BEGIN { x = 1 + trace(1); }",
@@ -355,7 +377,7 @@ fn operators() {
 #[test]
 fn pointers_members_and_sizes() {
     check(
-        "BEGIN { x = 1; trace(&x); }",
+        "BEGIN { self->x = 1; trace(&self->x); }",
         "D_ADDROF_VAR",
         "cannot take address of dynamic variable",
     );

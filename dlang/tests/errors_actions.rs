@@ -507,11 +507,6 @@ fn speculation_ordering() {
         "commit( ) may not follow data-recording action(s)",
     );
     check(
-        "commit(1); commit(2);",
-        "D_COMM_COMM",
-        "commit( ) may not follow commit( )",
-    );
-    check(
         "commit(1); @a = count();",
         "D_AGG_COMM",
         "aggregating actions may not follow commit( )",

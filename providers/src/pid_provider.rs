@@ -2,8 +2,8 @@
 //! boundaries and instructions of one process, created on demand from the process's
 //! mapped ELF objects.
 //!
-//! Only descriptions naming a process (`pid1234`) create probes; `pid*` does not list
-//! every process. Globbed probe names match `entry` and `return` only; an instruction
+//! Only descriptions naming a process (`pid1234`, or `p*d1234`) create probes; `pid*`
+//! does not list every process. Globbed probe names match `entry` and `return` only; an instruction
 //! offset probe exists when a description names the hex offset exactly. Offsets are
 //! checked against the function's size (D_PROC_OFF) but not against instruction
 //! boundaries, which would need a disassembler.
@@ -51,11 +51,7 @@ impl PidProvider {
         let provider = format!("pid{pid}");
         let function_is_glob =
             description.function.is_empty() || is_glob_pattern(&description.function);
-        for function in elf
-            .functions
-            .iter()
-            .filter(|function| field_matches(&description.function, &function.name))
-        {
+        for function in functions_described(&elf.functions, &description.function) {
             let Some(function_offset) = elf.file_offset(function.address) else {
                 continue;
             };
@@ -95,6 +91,44 @@ impl PidProvider {
         }
         Ok(())
     }
+}
+
+/// The functions a function field selects. An exact name selects its symbol. A
+/// pattern, as DTrace's `dt_pid_sym_filt` does, takes each address once (the first
+/// matching alias in preference order), and leaves out symbols of size zero and
+/// `_init` and `_fini`, whose sizes old linkers bloated.
+fn functions_described<'f>(
+    functions: &'f [FunctionSymbol],
+    pattern: &str,
+) -> Vec<&'f FunctionSymbol> {
+    if !pattern.is_empty() && !is_glob_pattern(pattern) {
+        return functions
+            .iter()
+            .filter(|function| function.name == pattern)
+            .collect();
+    }
+    let mut described = Vec::new();
+    let mut last_taken: Option<(u64, u64)> = None;
+    for function in functions.iter().filter(|function| function.size != 0) {
+        if last_taken == Some((function.address, function.size))
+            || function.name == "_init"
+            || function.name == "_fini"
+        {
+            continue;
+        }
+        last_taken = field_matches(pattern, &function.name).then(|| {
+            described.push(function);
+            (function.address, function.size)
+        });
+    }
+    described
+}
+
+/// The pid digits of a provider field naming the pid provider of one process: `pid1234`,
+/// or a pattern such as `p*d1234` whose part before the digits matches `pid`.
+fn pid_digits(provider_field: &str) -> Option<&str> {
+    let (provider, digits) = split_provider_pid(provider_field)?;
+    field_matches(provider, "pid").then_some(digits)
 }
 
 /// The D_PROC_OFF error for an offset past the end of `function`.
@@ -151,7 +185,7 @@ impl Provider for PidProvider {
     }
 
     fn may_match(&self, description: &ProbeDescription) -> bool {
-        matches!(split_provider_pid(&description.provider), Some(("pid", _)))
+        pid_digits(&description.provider).is_some()
     }
 
     fn has_static_probes(&self) -> bool {
@@ -159,7 +193,7 @@ impl Provider for PidProvider {
     }
 
     fn probes(&self, description: &ProbeDescription) -> Result<Vec<ProbeEntry>, ProviderError> {
-        let Some(("pid", digits)) = split_provider_pid(&description.provider) else {
+        let Some(digits) = pid_digits(&description.provider) else {
             return Ok(Vec::new());
         };
         let pid = parse_pid(&description.provider, digits)?;

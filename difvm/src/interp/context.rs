@@ -132,6 +132,9 @@ pub struct SimpleFiringContext {
     pub pid: u64,
     pub tid: u64,
     pub ppid: u64,
+    /// The process ids of the current process's ancestors (parent first), for
+    /// `progenyof()`; empty when the context does not know them.
+    pub ancestors: Vec<u64>,
     pub uid: u64,
     pub gid: u64,
     pub execname: String,
@@ -190,6 +193,9 @@ impl ProbeFiringContext for SimpleFiringContext {
     }
     fn ppid(&self) -> u64 {
         self.ppid
+    }
+    fn progenyof(&self, pid: u64) -> bool {
+        pid == self.pid || self.ancestors.contains(&pid)
     }
     fn uid(&self) -> u64 {
         self.uid

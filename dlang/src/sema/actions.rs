@@ -75,8 +75,29 @@ impl Analyzer<'_> {
             _ => {}
         }
         let value = self.expression(expr)?;
-        speculation.check(ActionClass::Other, span)?;
+        let class = if self.calls_destructive_subroutine(expr) {
+            ActionClass::Destructive
+        } else {
+            ActionClass::Other
+        };
+        speculation.check(class, span)?;
         Ok(TypedAction::Expression(value))
+    }
+
+    /// Whether a statement is a call of `copyout()` or `copyoutstr()`: those subroutines
+    /// write to the traced process, so DTrace counts them as destructive actions for
+    /// the speculation rules (D_ACT_SPEC after `speculate()`).
+    fn calls_destructive_subroutine(&self, expr: &Expr) -> bool {
+        let ExprKind::Call { callee, .. } = &expr.kind else {
+            return false;
+        };
+        let ExprKind::Identifier(name) = &callee.kind else {
+            return false;
+        };
+        matches!(name.as_str(), "copyout" | "copyoutstr")
+            && self.variables.global(name).is_none()
+            && !self.inlines.contains_key(name)
+            && self.inline_parameter(name).is_none()
     }
 
     /// The action a callee names, unless a variable shadows it.

@@ -309,6 +309,11 @@ impl Analyzer<'_> {
     /// may have.
     pub(super) fn check_object_type(&self, name: &str, ty: TypeId, span: &Span) -> SemaResult<()> {
         if self.types.is_void(ty) {
+            // A variable that takes the `void` of an action called in the expression
+            // (`x = count()`) is the code generator's refusal of that call in DTrace.
+            if let Some(refused) = &self.deferred_expression_call {
+                return Err(refused.clone());
+            }
             return Err(error(
                 ErrorTag::D_DECL_VOIDOBJ,
                 span,
@@ -373,6 +378,9 @@ impl Analyzer<'_> {
                     return Err(self.not_yet_assigned(&variable.display_name(), span))
                 }
             }
+        }
+        if self.is_in_memory(id) {
+            return Ok(self.memory_variable_place(id, span));
         }
         Ok(Place::Variable(id))
     }

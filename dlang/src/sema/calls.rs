@@ -9,7 +9,7 @@ use super::ir::{TypedExpr, TypedExprKind};
 use super::variables::VariableShape;
 use super::{error, Analyzer, SemaResult};
 use crate::ast::{Expr, ExprKind};
-use crate::diagnostics::{ErrorTag, Span};
+use crate::diagnostics::{Diagnostic, ErrorTag, Span};
 
 impl Analyzer<'_> {
     /// Resolves the callee of a call to a built-in function.
@@ -58,11 +58,12 @@ impl Analyzer<'_> {
     ) -> SemaResult<TypedExpr> {
         let (name, kind, prototype_text) = self.callee(callee)?;
         let FunctionKind::Subroutine(number) = kind else {
-            return Err(error(
+            let refused = error(
                 ErrorTag::D_CG_EXPR,
                 span,
                 format!("{} {name}( ) may not be called from a D expression (D program context required)", kind.kind_name()),
-            ));
+            );
+            return self.defer_expression_call(refused, prototype_text, span);
         };
         self.check_subroutine_for_subject(&name, span)?;
         let prototype = functions::parse_prototype(&mut self.types, prototype_text);
@@ -120,5 +121,28 @@ impl Analyzer<'_> {
             values.push(value);
         }
         Ok(values)
+    }
+
+    /// An action or aggregating function called as a value. Inside a clause the call is
+    /// typed by its prototype (`void` for most) and D_CG_EXPR waits for the end of the
+    /// clause, so that what the value is used for is checked first, in DTrace's order
+    /// (`trace(trace(1))` is D_TRACE_VOID). Elsewhere (an inline's value) it is refused
+    /// at once.
+    fn defer_expression_call(
+        &mut self,
+        refused: Diagnostic,
+        prototype_text: &str,
+        span: &Span,
+    ) -> SemaResult<TypedExpr> {
+        if self.clause.is_none() {
+            return Err(refused);
+        }
+        self.deferred_expression_call.get_or_insert(refused);
+        let returned = functions::parse_prototype(&mut self.types, prototype_text).return_type;
+        Ok(TypedExpr {
+            kind: TypedExprKind::Integer(0),
+            ty: returned,
+            span: span.clone(),
+        })
     }
 }

@@ -101,7 +101,11 @@ impl Analyzer<'_> {
         self.clause = Some(context);
         let result = self.analyze_clause_body(clause);
         self.clause = None;
+        let deferred = self.deferred_expression_call.take();
         let segments = result?;
+        if let Some(diagnostic) = deferred {
+            return Err(diagnostic);
+        }
         let index = self.clauses.len() as u32;
         self.clauses.push(AnalyzedClause {
             index,
@@ -287,6 +291,7 @@ impl Analyzer<'_> {
 
     /// A predicate: any scalar expression.
     fn predicate(&mut self, expr: &Expr) -> SemaResult<TypedExpr> {
+        self.declare_forward_reads(expr);
         let value = self.expression(expr)?;
         if !self.types.is_scalar(value.ty) {
             return Err(error(

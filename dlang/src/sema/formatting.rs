@@ -95,7 +95,9 @@ impl Analyzer<'_> {
                 "printa( ) prototype mismatch: 0 args passed, at least 1 expected",
             ));
         }
-        let has_format = !super::operators::is_aggregation_expression(&arguments[0]);
+        // As in dt_cc.c, only a string literal first argument is a format: anything
+        // else stands where an aggregation belongs (D_PRINTA_AGGARG, argument #1).
+        let has_format = matches!(arguments[0].kind, ExprKind::String(_));
         let (format, first_aggregation) = if has_format {
             (Some(self.format_constant("printa", &arguments[0])?), 1)
         } else {

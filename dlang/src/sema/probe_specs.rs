@@ -136,6 +136,11 @@ impl Analyzer<'_> {
             name: next(),
         };
         let probes = self.catalog.matching(&description);
+        if probes.is_empty() {
+            if let Some(refusal) = self.catalog.refusal(&description) {
+                return Err(error(refusal.tag, span, refusal.message));
+            }
+        }
         if probes.is_empty() && !self.settings.zero_matches_allowed {
             return Err(error(
                 ErrorTag::D_PDESC_ZERO,

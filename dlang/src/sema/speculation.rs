@@ -1,6 +1,6 @@
 //! The ordering rules of speculative tracing within one clause (§10), checked in
-//! statement order. Commit rules count every data-recording or aggregating action, as
-//! Linux DTrace does.
+//! statement order. Commit rules count every data-recording or aggregating action, and
+//! a clause may commit several speculations, as Linux DTrace does.
 
 use super::{error, SemaResult};
 use crate::diagnostics::{ErrorTag, Span};
@@ -76,9 +76,9 @@ impl SpeculationState {
                         "commit( ) may not follow data-recording action(s)",
                     );
                 }
-                if self.committed {
-                    return fail(ErrorTag::D_COMM_COMM, "commit( ) may not follow commit( )");
-                }
+                // Several commits in one clause are allowed, as DTrace for Linux allows
+                // them (classic DTrace refused a second one with D_COMM_COMM): each
+                // commits its own speculation.
                 self.committed = true;
             }
             ActionClass::Exit => {

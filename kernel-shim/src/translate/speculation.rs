@@ -205,20 +205,18 @@ pub fn append_speculated_record(
     code.call(Helper::MapLookupElem);
     code.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, done);
     code.emit(Insn::mov64_reg(SAVED_0, Reg::R0));
-    let fits = code.label();
-    code.emit(Insn::ldx_mem(MemSize::DW, Reg::R1, SAVED_0, 0));
-    code.asm.jmp_imm_to(
-        JmpOp::Le,
-        Reg::R1,
-        specsize.saturating_sub(length) as i32,
-        fits,
-    );
-    code.count(COUNTER_SPECULATIVE_DROPS);
-    code.asm.ja_to(done);
-    code.bind(fits);
     if length > specsize {
-        code.asm.ja_to(done);
+        // A record larger than the whole buffer never fits: it is a speculative drop
+        // however empty the buffer is.
+        code.count(COUNTER_SPECULATIVE_DROPS);
     } else {
+        let fits = code.label();
+        code.emit(Insn::ldx_mem(MemSize::DW, Reg::R1, SAVED_0, 0));
+        code.asm
+            .jmp_imm_to(JmpOp::Le, Reg::R1, (specsize - length) as i32, fits);
+        code.count(COUNTER_SPECULATIVE_DROPS);
+        code.asm.ja_to(done);
+        code.bind(fits);
         code.emit(Insn::mov64_reg(Reg::R2, Reg::R1));
         code.alu_imm(AluOp::Add, Reg::R2, length as i32);
         code.emit(Insn::stx_mem(MemSize::DW, SAVED_0, Reg::R2, 0));

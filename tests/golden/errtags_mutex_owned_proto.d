@@ -1,0 +1,5 @@
+/* options: -q -x errtags */
+BEGIN
+{
+	mutex_owned();
+}

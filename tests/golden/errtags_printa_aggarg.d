@@ -1,0 +1,5 @@
+/* options: -q -x errtags */
+BEGIN
+{
+	printa(1);
+}

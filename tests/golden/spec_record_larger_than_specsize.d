@@ -1,0 +1,23 @@
+/* options: -q -x specsize=40 */
+BEGIN
+{
+	s = speculation();
+}
+
+BEGIN
+{
+	speculate(s);
+	printf("%s\n", "this string record is larger than the whole speculation buffer");
+}
+
+BEGIN
+{
+	speculate(s);
+	trace(1);
+}
+
+BEGIN
+{
+	commit(s);
+	exit(0);
+}
