@@ -17,7 +17,7 @@ use difvm::object::{Action, ActionKind, ProbeDescription};
 use difvm::printed_type::PrintedType;
 
 use crate::record::{sign_extend, RecordValue};
-use crate::render::bytes::{render_bytes, render_hex_dump};
+use crate::render::bytes::{render_bytes, render_raw_string};
 use crate::render::c_format::{format_bytes_as_string, CFormatSpec};
 use crate::render::print_layout::render_print_layout;
 use crate::render::printf::{format_printf, PrintfContext, PrintfError};
@@ -384,15 +384,6 @@ impl TraceRenderer {
             }
         }
     }
-}
-
-/// A traced string under `rawbytes`: DTrace dumps the whole record, the string's
-/// `strsize` bytes, which are zero after the string's NUL (its store copies NULs to the
-/// end of the record).
-fn render_raw_string(out: &mut String, text: &[u8], record_size: usize) {
-    let mut record = text.to_vec();
-    record.resize(record_size.max(text.len()), 0);
-    render_hex_dump(out, &record);
 }
 
 /// The parsed form of a printf-like action's format, or the error that the compiled
