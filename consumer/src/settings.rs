@@ -51,6 +51,9 @@ impl CompileSettings {
             macro_variables: dtrace_process_macro_variables(),
             ..CompileOptions::default()
         };
+        if let Some(scratchsize) = size_or_integer(options, DtraceOption::ScratchSize) {
+            compile.scratch_size = scratchsize;
+        }
         if let Some(strsize) = size_or_integer(options, DtraceOption::StrSize) {
             compile.string_size = strsize.clamp(1, u32::MAX as u64) as u32;
         }
