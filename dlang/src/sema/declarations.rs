@@ -86,6 +86,12 @@ impl Analyzer<'_> {
                         ));
                     }
                     if self.types.define_typedef(&name, declared.ty).is_err() {
+                        // A C header's typedef lives apart from D's own in DTrace, so a
+                        // header may name a D typedef again with its C type.
+                        if self.declared_in_c_header(&span) {
+                            self.types.redefine_typedef(&name, declared.ty);
+                            continue;
+                        }
                         return Err(error(
                             ErrorTag::D_DECL_IDRED,
                             &span,
@@ -95,7 +101,12 @@ impl Analyzer<'_> {
                 }
                 // An extern declaration names a kernel variable and gives it a type; the
                 // name then reads the variable.
-                Some(StorageClass::Extern) => self.declare_extern(&name, declared.ty, &span)?,
+                Some(StorageClass::Extern) => self.declare_extern(&name, declared.ty),
+                // A prototype without a storage class declares an extern function, as
+                // in C and in DTrace (C headers write many prototypes so).
+                None if self.types.is_function(declared.ty) => {
+                    self.declare_extern(&name, declared.ty)
+                }
                 Some(StorageClass::SelfScope) => {
                     self.declare_variable(&name, &span, VariableScope::ThreadLocal, declared)?
                 }
@@ -106,6 +117,14 @@ impl Analyzer<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Whether `span` lies in a file included through the C preprocessor (cpp's line
+    /// markers name it), rather than in the program itself.
+    fn declared_in_c_header(&self, span: &Span) -> bool {
+        self.source_map
+            .as_ref()
+            .is_some_and(|map| map.in_c_header(span.start))
     }
 
     /// The storage class of a declaration (at most one; auto/register/static are not D).
@@ -465,7 +484,8 @@ impl Analyzer<'_> {
                                 "inappropriate storage class for function or associative array parameter",
                             ));
                         }
-                        let parameter_type = self.type_from_type_name(parameter)?;
+                        let parameter_type =
+                            self.type_from_type_name(&decayed_parameter(parameter))?;
                         if self.types.is_void(parameter_type) {
                             if parameters.len() > 1 || *varargs {
                                 return Err(error(
@@ -557,7 +577,7 @@ impl Analyzer<'_> {
                 ));
             }
             for (declarator, width) in &member.declarators {
-                let declared = self.apply_declarator(base, declarator)?;
+                let declared = self.member_declarator(base, declarator)?;
                 let name = declared.name.as_ref().map(|(name, _)| name.clone());
                 let bit_width = match width {
                     Some(expr) => Some(self.bit_field_width(
@@ -611,6 +631,21 @@ impl Analyzer<'_> {
         }
         self.types.define_aggregate(ty, layout);
         Ok(ty)
+    }
+
+    /// A member's declarator applied to `base`. A last member declared as an array
+    /// without a dimension (C's flexible array member, `unsigned char data[];`, as
+    /// `<bits/socket.h>` has) is an array of no elements, as CTF describes it.
+    fn member_declarator(&mut self, base: TypeId, declarator: &Declarator) -> SemaResult<Declared> {
+        let Some(Derivation::Array(ArrayDimension::Unspecified)) = declarator.derivations.first()
+        else {
+            return self.apply_declarator(base, declarator);
+        };
+        let mut element = declarator.clone();
+        element.derivations.remove(0);
+        let mut declared = self.apply_declarator(base, &element)?;
+        declared.ty = self.types.array_of(declared.ty, 0);
+        Ok(declared)
     }
 
     fn bit_field_width(
@@ -1039,4 +1074,20 @@ fn parse_type_words(types: &TypeTable, words: &[(&str, Span)]) -> SemaResult<Typ
             "invalid type combination",
         )
     })
+}
+
+/// A prototype parameter declared as an array without a dimension (`char *const argv[]`,
+/// as C headers write them) is a pointer to its element, as in C: the array is never
+/// the object being declared, so it needs no dimension.
+fn decayed_parameter(parameter: &TypeName) -> std::borrow::Cow<'_, TypeName> {
+    match parameter.declarator.derivations.first() {
+        Some(Derivation::Array(ArrayDimension::Unspecified)) => {
+            let mut decayed = parameter.clone();
+            decayed.declarator.derivations[0] = Derivation::Pointer {
+                qualifiers: Vec::new(),
+            };
+            std::borrow::Cow::Owned(decayed)
+        }
+        _ => std::borrow::Cow::Borrowed(parameter),
+    }
 }

@@ -33,6 +33,7 @@ mod program_scan;
 mod speculation;
 mod subject_task;
 mod translators;
+mod user_libraries;
 mod variable_members;
 mod variables;
 
