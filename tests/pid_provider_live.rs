@@ -13,13 +13,20 @@ use common::live::{LiveDtrace, ScratchDirectory};
 const DTRACE: LiveDtrace = LiveDtrace::with_deadline(Duration::from_secs(60));
 
 /// A program whose `go` is called three times with (i, 2); `weakgo` is a weak alias of
-/// `realgo`, called directly three times and through `go` three more.
+/// `realgo`, called directly three times and through `go` three more; `ten` takes ten
+/// arguments, four of them on the stack; main returns 0.
 const PROGRAM: &str = r#"
 #pragma weak weakgo = realgo
 int realgo(int a) { return a + 1; }
 int weakgo(int);
 __attribute__((noinline)) int go(int a, int b) { return a * b + realgo(a); }
-int main(void) { int s = 0; for (int i = 0; i < 3; i++) s += go(i, 2) + weakgo(i); return s & 1; }
+__attribute__((noinline)) long ten(long a, long b, long c, long d, long e, long f, long g,
+    long h, long i, long j) { return a + b + c + d + e + f + g + h + i + j; }
+int main(void) {
+    int s = 0;
+    for (int i = 0; i < 3; i++) s += go(i, 2) + weakgo(i);
+    return (s + ten(1, 2, 3, 4, 5, 6, 7, 8, 9, 10) + 1) & 1;
+}
 "#;
 
 /// Builds PROGRAM with `cc` in `scratch`; None (after printing why) without a compiler.
@@ -85,6 +92,17 @@ fn pid_probes_resolve_in_the_command_itself_and_its_libraries() {
         aliased.stdout,
         "\n  weakgo                                                            6\n"
     );
+
+    let stacked = DTRACE.run(&[
+        "-q",
+        "-n",
+        "pid$target:a.out:ten:entry { printf(\"%d %d %d %d %d\\n\", arg0, arg5, arg6, arg7, arg9); }
+         pid$target:a.out:ten:return { printf(\"%d\\n\", arg1); }",
+        "-c",
+        &command,
+    ]);
+    assert_eq!(stacked.status, Some(0), "{}", stacked.stderr);
+    assert_eq!(stacked.stdout, "1 6 7 8 10\n55\n\n");
 
     let library = DTRACE.run(&[
         "-q",
@@ -181,4 +199,41 @@ fn listing_with_a_command_lists_its_pid_probes() {
         "{}",
         listing.stdout
     );
+}
+
+/// A program whose `work` forks: the child returns from `work` too, then exits.
+const FORKING_PROGRAM: &str = r#"
+#include <unistd.h>
+#include <sys/wait.h>
+__attribute__((noinline)) int work(void) { return fork(); }
+int main(void) { int child = work(); if (child == 0) _exit(0); waitpid(child, 0, 0); return 0; }
+"#;
+
+#[test]
+fn return_probes_fire_in_the_traced_process_only_not_in_its_fork_child() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    let scratch = ScratchDirectory::new("pid-provider-fork");
+    let source = scratch.write("forker.c", FORKING_PROGRAM);
+    let binary = scratch.path("forker");
+    if !Command::new("cc")
+        .arg("-o")
+        .arg(&binary)
+        .arg(&source)
+        .status()
+        .is_ok_and(|status| status.success())
+    {
+        println!("skipping: no working C compiler");
+        return;
+    }
+    let outcome = DTRACE.run(&[
+        "-q",
+        "-n",
+        "pid$target:a.out:work:return { printf(\"%d %d\\n\", pid == $target, arg1 != 0); }",
+        "-c",
+        &binary.display().to_string(),
+    ]);
+    assert_eq!(outcome.status, Some(0), "{}", outcome.stderr);
+    assert_eq!(outcome.stdout, "1 1\n\n");
 }

@@ -94,14 +94,14 @@ fn sched_process_exec_reads_the_task_and_the_binprm() {
     if must_skip("rawtp:sched::sched_process_exec", &mut listing) {
         return;
     }
-    // The command's own exec happens before tracing starts (it is held at its entry
-    // point, as DTrace holds it), so `env` execs the traced image.
     let outcome = DTRACE.run(&[
         "-q",
         "-n",
         r#"rawtp:sched::sched_process_exec /args[0]->tgid == $target/
            { printf("%s %d %s %d\n", stringof(args[0]->comm), args[1],
                     stringof(args[2]->filename), $target); }"#,
+        // The command's own exec happens before tracing starts (it is held at its
+        // entry point, as DTrace holds it): env's exec of /bin/true is the one seen.
         "-c",
         "/usr/bin/env /bin/true",
     ]);
