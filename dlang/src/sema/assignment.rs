@@ -53,8 +53,8 @@ impl Analyzer<'_> {
             ));
         }
         let value = self.operand(value)?;
-        // An array value (by reference) decays to a pointer to its first element when
-        // it creates a variable or is stored in a pointer.
+        // A global array decays to a pointer to its first element when it creates a
+        // variable or is stored in a pointer.
         let decayed = self.decayed_array(&value);
         let creation = match operator {
             AssignmentOperator::Assign => {
@@ -128,8 +128,13 @@ impl Analyzer<'_> {
         })
     }
 
-    /// `value`, an array, as a pointer to its first element (`None` for other values).
+    /// `value`, a whole global array, as a pointer to its first element (`None` for
+    /// other values; an array member of a struct stays an array, which the assignment
+    /// refuses as DTrace does).
     fn decayed_array(&mut self, value: &TypedExpr) -> Option<TypedExpr> {
+        if !matches!(value.kind, TypedExprKind::VariableAddress(_)) {
+            return None;
+        }
         let TypeKind::Array { element, .. } = *self.types.resolved_kind(value.ty) else {
             return None;
         };
