@@ -420,6 +420,10 @@ impl Analyzer<'_> {
             // `(string)copyin(addr, n)`: any pointer may be read as a string.
             || (to_string && self.types.is_pointer(value.ty))
             || (self.types.is_pointer(ty) && self.types.is_string_compatible(value.ty))
+            // An array casts to any pointer, as in C (dt_cook_op2's "from arrays to
+            // pointers"): the pointer is the array's address.
+            || (matches!(self.types.resolved_kind(ty), TypeKind::Pointer { .. })
+                && self.types.is_array(value.ty))
             || self.types.same_type(ty, value.ty);
         if !allowed {
             return Err(error(
