@@ -417,8 +417,11 @@ impl Analyzer<'_> {
         let allowed = self.types.is_void(ty)
             || (self.types.is_scalar(ty) && self.types.is_scalar(value.ty))
             || (to_string && self.types.is_string_compatible(value.ty))
-            // `(string)copyin(addr, n)`: any pointer may be read as a string.
+            // `(string)copyin(addr, n)`: any pointer may be read as a string, and D adds
+            // casts from integers to strings, which read the string at that address
+            // (`(string)arg0`), as a cast of the integer to `char *` would.
             || (to_string && self.types.is_pointer(value.ty))
+            || (to_string && self.types.is_integer(value.ty))
             || (self.types.is_pointer(ty) && self.types.is_string_compatible(value.ty))
             // An array casts to any pointer, as in C (dt_cook_op2's "from arrays to
             // pointers"): the pointer is the array's address.
