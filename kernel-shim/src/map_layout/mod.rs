@@ -12,7 +12,7 @@
 //! | `state` | `ARRAY` | u32 CPU number | [`StateLayout`]: one per-CPU work area | possible CPUs |
 //! | `globals` | `ARRAY` | u32 0 | [`GlobalsLayout`]: exit flag, wall-clock offset, speculation states, global variables | 1 |
 //! | `constants` | `ARRAY`, read-only for programs | u32 0 | every DIFO's string table, back to back | 1 |
-//! | `counters` | `PERCPU_ARRAY` | u32 0 | [`COUNTER_COUNT`] u64 counters, indexed by the `COUNTER_*` constants | 1 |
+//! | `counters` | `PERCPU_ARRAY` | u32 0: [`COUNTER_COUNT`] u64 counters, indexed by the `COUNTER_*` constants; u32 [`COUNTERS_KEY_PRINCIPAL_DRAINED`]: the consumer's count of principal bytes read | the counters | 2 |
 //! | `principal` | `PERF_EVENT_ARRAY` | u32 CPU | the CPU's `BPF_OUTPUT` perf event fd | possible CPUs |
 //! | `dynamic` (if the program has thread-locals or associative arrays) | `HASH` | [`DynamicKeyLayout`] | the variable's value | from `dynvarsize` |
 //! | `aggregations` (if the program aggregates) | `PERCPU_HASH` | [`AggregationKeyLayout`] | u64 update count, u64 generation, then the aggregation's words | from `aggsize` |
@@ -36,6 +36,19 @@
 //! bytes with up to 4 bytes after the last record; a reader walks records by their EPID's
 //! record size and stops when fewer than `RECORD_HEADER_SIZE` bytes remain or the EPID
 //! is 0.
+//!
+//! When `bufsize` is smaller than the perf ring (which is at least a page), the programs
+//! count the principal buffer's bytes themselves, as DTrace's per-CPU buffer of `bufsize`
+//! bytes does ([`LayoutOptions::principal_buffer_limit`]): the work area's
+//! `principal_written` is the bytes of records this CPU has written (only the programs,
+//! one at a time per CPU, write it), and the word 0 of this CPU's value under
+//! [`COUNTERS_KEY_PRINCIPAL_DRAINED`] in the counters map is the bytes of records the
+//! consumer has read from this CPU's ring (only the consumer writes it). Their difference
+//! is what the buffer holds; a statement whose record would take it past `bufsize` does
+//! not run (checked before its predicate, where DTrace reserves the room) and counts
+//! [`COUNTER_PRINCIPAL_DROPS`]; a committed speculation that does not fit is dropped and
+//! counted the same way. Under `switch` the consumer reads at every drain, under `fill`
+//! only before END fires (which gives END the room DTrace reserves for it).
 //!
 //! # Aggregations
 //!
@@ -143,6 +156,9 @@ pub const COUNTER_NESTING_DROPS: usize = 7;
 pub const COUNTER_FAULTS: usize = 8;
 /// Number of u64 counters in the counters map value.
 pub const COUNTER_COUNT: usize = 9;
+/// Key of the counters map whose per-CPU word 0 is the bytes of records the consumer has
+/// read from that CPU's principal buffer (see the module documentation on records).
+pub const COUNTERS_KEY_PRINCIPAL_DRAINED: u32 = 1;
 
 /// Offset of the generation word in an aggregation value.
 pub const AGGREGATION_GENERATION_OFFSET: u32 = 8;
@@ -220,6 +236,9 @@ pub struct StateLayout {
     pub random: u32,
     /// u64 number of tuple-stack entries.
     pub tuple_count: u32,
+    /// u64 bytes of records this CPU has written to its principal buffer, when the
+    /// programs count them ([`LayoutOptions::principal_buffer_limit`]).
+    pub principal_written: u32,
     /// Tuple stack: `DIF_TUPLE_STACK_DEPTH` entries of (value, size, kind) u64s.
     pub tuples: u32,
     /// u64 `arg0`–`arg9` of the current firing.
@@ -743,7 +762,7 @@ impl ProgramLayout {
                 map_type: MapType::PercpuArray,
                 key_size: 4,
                 value_size: (COUNTER_COUNT * 8) as u32,
-                max_entries: 1,
+                max_entries: COUNTERS_KEY_PRINCIPAL_DRAINED + 1,
                 flags: 0,
             },
             MapSpec {
@@ -864,6 +883,7 @@ impl StateLayout {
         let commits = word();
         let random = word();
         let tuple_count = word();
+        let principal_written = word();
         let area = |offset: &mut u32, size: u32| {
             let at = *offset;
             *offset += round_up(size as u64, 8) as u32;
@@ -934,6 +954,7 @@ impl StateLayout {
             commits,
             random,
             tuple_count,
+            principal_written,
             tuples,
             arguments,
             error_arguments,

@@ -44,6 +44,11 @@ pub struct LayoutOptions {
     /// Offsets in the kernel's dentries and mounts `d_path()` walks; only programs that
     /// call it look them up.
     pub path_offsets: Option<DentryPathOffsets>,
+    /// `bufsize`, when the programs must count the bytes of their principal buffer
+    /// against it: under the `switch` and `fill` policies, when it is smaller than the
+    /// perf ring (see the records section of the `map_layout` documentation). None
+    /// leaves the perf ring as the only limit.
+    pub principal_buffer_limit: Option<u32>,
 }
 
 impl Default for LayoutOptions {
@@ -60,6 +65,7 @@ impl Default for LayoutOptions {
             cpu_chips: Vec::new(),
             per_cpu_base: None,
             path_offsets: None,
+            principal_buffer_limit: None,
         }
     }
 }

@@ -36,7 +36,8 @@ const DATA_TAIL_OFFSET: usize = 1032;
 const DATA_OFFSET_OFFSET: usize = 1040;
 const DATA_SIZE_OFFSET: usize = 1048;
 
-fn page_size() -> usize {
+/// The system's page size, the unit of perf ring sizes.
+pub fn page_size() -> usize {
     // SAFETY: sysconf has no memory-safety preconditions.
     let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
     if size > 0 {
