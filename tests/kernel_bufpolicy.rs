@@ -367,3 +367,30 @@ fn a_buffer_smaller_than_a_page_takes_bufsize_bytes_per_switch_interval() {
     );
     assert!(drops >= 1000, "{drops} drops; stderr {:?}", outcome.stderr);
 }
+
+#[test]
+fn a_buffer_of_whole_pages_holds_exactly_bufsize_bytes_on_both_engines() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    // Records of a sequence number and an empty string (strsize bytes), so that a few
+    // clauses fill 4k. The perf ring also holds each sample's header: only the programs'
+    // own count makes 4k hold as many records as the user-space engine's buffer.
+    let mut program = String::new();
+    for _ in 0..40 {
+        program.push_str("BEGIN { printf(\"%d\\n%s\", i++, \"\"); }\n");
+    }
+    program.push_str("BEGIN { exit(0); }\nEND { printf(\"end\\n\"); }\n");
+    let outcomes = both_engines_on_first_cpu(
+        "pages-fill",
+        &program,
+        &["-b", "4k", "-x", "bufpolicy=fill"],
+    );
+    assert_engines_agree(&outcomes);
+    let numbers = sequence_before_end(&outcomes[1].stdout);
+    assert!(
+        (10..40).contains(&numbers.len()),
+        "{} records",
+        numbers.len()
+    );
+}

@@ -37,9 +37,10 @@
 //! record size and stops when fewer than `RECORD_HEADER_SIZE` bytes remain or the EPID
 //! is 0.
 //!
-//! When `bufsize` is smaller than the perf ring (which is at least a page), the programs
-//! count the principal buffer's bytes themselves, as DTrace's per-CPU buffer of `bufsize`
-//! bytes does ([`LayoutOptions::principal_buffer_limit`]): the work area's
+//! Under the `switch` and `fill` policies, the programs count the principal buffer's
+//! bytes themselves, so that it holds `bufsize` bytes of records as DTrace's per-CPU
+//! buffer does ([`LayoutOptions::principal_buffer_limit`]; the perf ring, a power of two
+//! pages that also holds each sample's header, is made large enough not to fill first): the work area's
 //! `principal_written` is the bytes of records this CPU has written (only the programs,
 //! one at a time per CPU, write it), and the word 0 of this CPU's value under
 //! [`COUNTERS_KEY_PRINCIPAL_DRAINED`] in the counters map is the bytes of records the

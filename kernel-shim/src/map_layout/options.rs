@@ -45,10 +45,9 @@ pub struct LayoutOptions {
     /// call it look them up.
     pub path_offsets: Option<DentryPathOffsets>,
     /// `bufsize`, when the programs must count the bytes of their principal buffer
-    /// against it: under the `switch` and `fill` policies, when it is smaller than the
-    /// perf ring (see the records section of the `map_layout` documentation). None
-    /// leaves the perf ring as the only limit.
-    pub principal_buffer_limit: Option<u32>,
+    /// against it: under the `switch` and `fill` policies (see the records section of
+    /// the `map_layout` documentation). None leaves the perf ring as the only limit.
+    pub principal_buffer_limit: Option<u64>,
 }
 
 impl Default for LayoutOptions {

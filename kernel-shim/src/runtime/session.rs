@@ -20,9 +20,13 @@
 //! rings are ordinary perf rings that nobody empties: the first record that does not fit
 //! counts a principal drop, which the consumer sees through `principal_buffer_filled`
 //! and treats as `exit()`. `ring` rings are overwritable, and what they hold is trimmed
-//! to the most recent records that fit in `bufsize`. When `bufsize` is smaller than a
-//! perf ring, the programs count the buffers' bytes against it (see `map_layout`), and
-//! every read tells them how much was read.
+//! to the most recent records that fit in `bufsize`.
+//!
+//! A perf ring is a power of two pages and carries each record in a sample with a
+//! header and padding, so it cannot hold exactly `bufsize` bytes of records. The rings
+//! are therefore made large enough for twice `bufsize`, and under `switch` and `fill`
+//! the programs count the bytes of their records against `bufsize` themselves (see
+//! `map_layout`); every read tells them how many bytes it took out.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -39,7 +43,7 @@ use super::artificial_frames::{
     artificial_frames, machinery_functions, MachineryText, KALLSYMS_PATH,
 };
 use super::attach::{attach, AttachTarget, Attachment};
-use super::buffer_size::{ring_data_size, LoweredSize};
+use super::buffer_size::{bytes_of_records_held, record_ring_size, LoweredSize, SizeOption};
 use super::error::RuntimeError;
 use super::markers::{session_filter_prologue, Marker};
 use super::perf_buffer::{page_size, BufferEvent, PerfBufferSet};
@@ -114,7 +118,10 @@ pub struct RuntimeSession {
     unexplained_bytes: u64,
     /// Records read before END fired, handed over by the next `take_records`.
     records_before_end: Vec<(u32, Vec<u8>)>,
-    /// `bufsize`, to which the `ring` policy trims each CPU's records.
+    /// `bufsize` as asked for.
+    requested_buffer_size: u64,
+    /// `bufsize` as granted: the bytes of records a principal buffer holds, to which
+    /// the `ring` policy trims each CPU's records.
     buffer_size: u64,
     /// The bytes of records read from each CPU's buffer, by possible-CPU index, which
     /// the programs learn when they count the principal buffer's bytes.
@@ -168,13 +175,19 @@ impl RuntimeSession {
             let last = possible_cpus()?.last().copied().unwrap_or(0);
             layout_options.cpu_chips = (0..=last).map(physical_package_id).collect();
         }
-        layout_options.principal_buffer_limit =
-            principal_buffer_limit(options.buffer_size, options.buffer_policy);
-        let layout = ProgramLayout::for_program(program, &layout_options).map_err(|error| {
+        let mut layout = ProgramLayout::for_program(program, &layout_options).map_err(|error| {
             RuntimeError::invalid("laying out the program's maps", error.to_string())
         })?;
-        let (maps, buffers, fds) =
-            create_maps(&layout, options.buffer_size, options.buffer_policy)?;
+        let ring_size = record_ring_size(options.buffer_size, page_size() as u64);
+        let (maps, buffers, fds) = create_maps(&layout, ring_size, options.buffer_policy)?;
+        // The programs count the bytes of their records against `bufsize` (or what the
+        // granted rings surely hold), which the rings alone cannot do exactly.
+        let buffer_size = options
+            .buffer_size
+            .min(bytes_of_records_held(buffers.granted_size()));
+        if options.buffer_policy != BufferPolicy::Ring {
+            layout.options.principal_buffer_limit = Some(buffer_size);
+        }
 
         let mut probe_ids: Vec<u32> = enabled
             .iter()
@@ -276,7 +289,8 @@ impl RuntimeSession {
             possible_cpus,
             unexplained_bytes: 0,
             records_before_end: Vec::new(),
-            buffer_size: options.buffer_size,
+            requested_buffer_size: options.buffer_size,
+            buffer_size,
             principal_drained: vec![0; cpu_slots],
             started: false,
             stopped: false,
@@ -286,7 +300,13 @@ impl RuntimeSession {
 
     /// The size options the engine granted smaller than asked for.
     pub fn lowered_sizes(&self) -> Vec<LoweredSize> {
-        self.buffers.lowered_size().into_iter().collect()
+        LoweredSize::new(
+            SizeOption::BufferSize,
+            self.requested_buffer_size,
+            self.buffer_size,
+        )
+        .into_iter()
+        .collect()
     }
 
     /// The verifier logs kept with `keep_verifier_logs`, as (probe, log).
@@ -715,15 +735,6 @@ impl Drop for RuntimeSession {
     fn drop(&mut self) {
         self.stop();
     }
-}
-
-/// `bufsize`, when the programs must count their principal buffer's bytes against it:
-/// under `switch` and `fill`, when the perf ring (at least a page) holds more than that.
-fn principal_buffer_limit(buffer_size: u64, policy: BufferPolicy) -> Option<u32> {
-    let ring = ring_data_size(buffer_size, page_size() as u64);
-    (policy != BufferPolicy::Ring && buffer_size < ring)
-        .then(|| u32::try_from(buffer_size).ok())
-        .flatten()
 }
 
 /// Creates the maps of `layout` (the principal one inside the buffer set), fills the

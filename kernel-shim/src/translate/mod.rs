@@ -50,9 +50,9 @@
 //! * Storing a by-reference value that faults part-way leaves the variable cleared.
 //! * Drops are decided by the kernel maps' capacities (entries derived from `aggsize` and
 //!   `dynvarsize`), not by the interpreter's byte accounting. A principal-buffer drop
-//!   happens before the predicate, as in the interpreter, when `bufsize` is smaller
-//!   than the perf ring (see `principal_buffer`); otherwise when the perf ring is full,
-//!   after the clause ran.
+//!   happens before the predicate, as in the interpreter, when the programs count the
+//!   buffer's bytes (`switch` and `fill`, see `principal_buffer`); under `ring`, or when
+//!   the perf ring is full all the same (records of 8 bytes), after the clause ran.
 //! * `substr()` computes in 64 bits, the interpreter in 128: they differ only for
 //!   arguments near the ends of the 64-bit range.
 //! * `rand()` keeps one generator per CPU.

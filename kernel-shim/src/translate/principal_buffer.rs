@@ -1,6 +1,6 @@
-//! The programs' own count of a principal buffer's bytes, when `bufsize` is smaller than
-//! the perf ring (`LayoutOptions::principal_buffer_limit`; the records section of the
-//! `map_layout` documentation says how the count is kept): the room check a statement
+//! The programs' own count of a principal buffer's bytes against `bufsize`, under the
+//! `switch` and `fill` policies (`LayoutOptions::principal_buffer_limit`; the records
+//! section of the `map_layout` documentation says how the count is kept): the room check a statement
 //! makes before its predicate, the check a committed speculation makes, and the count of
 //! the bytes written.
 
@@ -57,8 +57,8 @@ pub fn drop_unless_room(
     code.load_state(Reg::R0, written);
     code.alu_reg(AluOp::Sub, Reg::R0, Reg::R1);
     add_length(code, length);
-    code.asm
-        .jmp_imm_to(JmpOp::Sle, Reg::R0, limit.min(i32::MAX as u32) as i32, room);
+    code.emit_all(&Insn::ld_imm64(Reg::R1, limit.min(i64::MAX as u64)));
+    code.asm.jmp_reg_to(JmpOp::Sle, Reg::R0, Reg::R1, room);
     code.count(COUNTER_PRINCIPAL_DROPS);
     code.asm.ja_to(no_room);
     code.bind(room);
