@@ -54,7 +54,7 @@
 //! # Aggregations
 //!
 //! An aggregation entry's key is [`AggregationKeyLayout`]: the aggregation id (u32), a
-//! zero u32, then the key tuple encoded exactly as the reference engine encodes it
+//! part number u32 (zero but for split histograms, below), then the key tuple encoded exactly as the reference engine encodes it
 //! (`key_size` bytes of the aggregation, zero-padded to the longest key of the program).
 //! Its value, per CPU, is a u64 count of updates on that CPU, the u64 generation its words
 //! belong to, then the words of `difvm::aggregation::AggregationRule` (same words, same
@@ -75,6 +75,13 @@
 //! `min()` and `max()` therefore see only later values, and the consumer can tell which
 //! generation every CPU's words belong to. The update count is written after the
 //! words, so that a count the consumer reads covers the words it reads after it.
+//!
+//! A histogram of more than [`AGGREGATION_PART_WORDS`] buckets (a large `lquantize`) is
+//! split into parts of that many words, each an entry of its own whose key holds the
+//! part number in the u32 after the aggregation id (0 for every other aggregation). A
+//! program computes the bucket first, then updates the part holding it, created on its
+//! first update; the consumer places each part's change at its offset in the
+//! histogram's words, zeroes elsewhere (histogram words only grow by addition).
 //!
 //! `aggsize` is the aggregation space of one CPU, as in DTrace: the map holds
 //! `aggsize / (AGGREGATION_ENTRY_OVERHEAD + key size + value size)` entries, where the
@@ -160,6 +167,17 @@ pub const COUNTER_COUNT: usize = 9;
 /// Key of the counters map whose per-CPU word 0 is the bytes of records the consumer has
 /// read from that CPU's principal buffer (see the module documentation on records).
 pub const COUNTERS_KEY_PRINCIPAL_DRAINED: u32 = 1;
+
+/// The most words of an aggregating function one aggregation entry holds. A histogram
+/// with more buckets (`lquantize` has up to 65,537) is split into parts of this many
+/// words (see the aggregations section above); the per-CPU value stays far below the
+/// kernel's [`MAX_PER_CPU_VALUE_SIZE`] and the work area's copy of it small.
+pub const AGGREGATION_PART_WORDS: usize = 1024;
+
+/// Whether the words of `rule` are split into parts of [`AGGREGATION_PART_WORDS`].
+pub fn is_split_into_parts(rule: &AggregationRule) -> bool {
+    rule.word_count() > AGGREGATION_PART_WORDS
+}
 
 /// Offset of the generation word in an aggregation value.
 pub const AGGREGATION_GENERATION_OFFSET: u32 = 8;
@@ -330,7 +348,8 @@ pub struct DynamicKeyLayout {
     pub value_size: u32,
 }
 
-/// The aggregation hash key: u32 aggregation id, u32 zero, `key_size` bytes of key.
+/// The aggregation hash key: u32 aggregation id, u32 part number (0 unless the
+/// aggregation is split into parts), `key_size` bytes of key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AggregationKeyLayout {
     /// Longest aggregation key of the program.
@@ -591,14 +610,9 @@ fn aggregation_layout(
                 reason: error.to_string(),
             }
         })?;
-        let value_size = AGGREGATION_WORDS_OFFSET as u64 + 8 * rule.word_count() as u64;
-        if value_size > MAX_PER_CPU_VALUE_SIZE as u64 {
-            return Err(LayoutError::AggregationTooLarge {
-                aggregation: description.id,
-                size: value_size.min(u32::MAX as u64) as u32,
-            });
-        }
-        longest_value = longest_value.max(value_size as u32);
+        let words_per_entry = rule.word_count().min(AGGREGATION_PART_WORDS);
+        let value_size = AGGREGATION_WORDS_OFFSET + 8 * words_per_entry as u32;
+        longest_value = longest_value.max(value_size);
         longest_key = longest_key.max(round_up(description.key_size as u64, 8) as u32);
         aggregation_rules.insert(description.id, rule);
     }

@@ -76,8 +76,6 @@ pub enum LayoutError {
     Option { name: &'static str, reason: String },
     /// A key is longer than the kernel allows for hash keys.
     KeyTooLarge { what: String, size: u32 },
-    /// An aggregation value is longer than the kernel allows for per-CPU values.
-    AggregationTooLarge { aggregation: u32, size: u32 },
     /// An aggregation's parameters are unusable.
     InvalidAggregation { aggregation: u32, reason: String },
 }
@@ -89,11 +87,6 @@ impl fmt::Display for LayoutError {
             LayoutError::KeyTooLarge { what, size } => write!(
                 f,
                 "{what} key of {size} bytes exceeds the {MAX_HASH_KEY_SIZE}-byte limit"
-            ),
-            LayoutError::AggregationTooLarge { aggregation, size } => write!(
-                f,
-                "aggregation {aggregation} needs {size} bytes per CPU, more than the kernel's \
-                 {MAX_PER_CPU_VALUE_SIZE}-byte limit"
             ),
             LayoutError::InvalidAggregation {
                 aggregation,

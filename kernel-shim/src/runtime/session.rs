@@ -38,7 +38,7 @@ use difvm::isa::builtin_variable;
 use difvm::object::{CompiledProgram, EnabledProbe, PROBE_ID_ERROR};
 use difvm::verify::VerifiedProgram;
 
-use super::aggregation_snapshot::AggregationBaseline;
+use super::aggregation_snapshot::{AggregationBaseline, EntryWords};
 use super::artificial_frames::{
     artificial_frames, machinery_functions, MachineryText, KALLSYMS_PATH,
 };
@@ -50,7 +50,10 @@ use super::perf_buffer::{page_size, BufferEvent, PerfBufferSet};
 use super::probe_plan::{ProbeInstrumentation, ProbePlan};
 use super::records::append_records;
 use super::syscall_dispatch::SyscallDispatch;
-use crate::map_layout::{program_reads_builtin, LayoutOptions, MapFds, ProgramLayout};
+use crate::map_layout::{
+    is_split_into_parts, program_reads_builtin, LayoutOptions, MapFds, ProgramLayout,
+    AGGREGATION_PART_WORDS,
+};
 use crate::map_layout::{
     COUNTERS_KEY_PRINCIPAL_DRAINED, COUNTER_AGGREGATION_DROPS, COUNTER_DYNAMIC_DROPS,
     COUNTER_ERROR_IN_ERROR_PROBE, COUNTER_NESTING_DROPS, COUNTER_PRINCIPAL_DROPS,
@@ -726,8 +729,28 @@ impl AggregationReader<'_> {
         let Some(key) = map_key.get(8..8 + key_size) else {
             return;
         };
+        let part = if is_split_into_parts(rule) {
+            let number = map_key
+                .get(4..8)
+                .and_then(|bytes| bytes.try_into().ok())
+                .map_or(0, u32::from_le_bytes) as usize;
+            EntryWords::Part {
+                first: number * AGGREGATION_PART_WORDS,
+                count: AGGREGATION_PART_WORDS,
+            }
+        } else {
+            EntryWords::Whole
+        };
         // Per-CPU values come back one `stride` apart, in possible-CPU order.
-        baseline.entry_change(id, rule, map_key, key, value.chunks(self.stride), changes);
+        baseline.entry_part_change(
+            id,
+            rule,
+            part,
+            map_key,
+            key,
+            value.chunks(self.stride),
+            changes,
+        );
     }
 }
 
