@@ -411,7 +411,8 @@ impl RuntimeSession {
         self.vtimestamp_tracker_link = None;
     }
 
-    /// Waits up to `timeout` for a buffer to fill (at least half), without reading.
+    /// Waits up to `timeout` for a buffer to fill (at least half of `bufsize`), without
+    /// reading.
     pub fn wait(&self, timeout: Duration) -> Result<(), RuntimeError> {
         self.buffers.wait(timeout).map(|_| ())
     }
