@@ -181,16 +181,7 @@ impl RuntimeSession {
         let mut layout = ProgramLayout::for_program(program, &layout_options).map_err(|error| {
             RuntimeError::invalid("laying out the program's maps", error.to_string())
         })?;
-        let ring_size = record_ring_size(options.buffer_size, page_size() as u64);
-        let (maps, buffers, fds) = create_maps(&layout, ring_size, options.buffer_policy)?;
-        // The programs count the bytes of their records against `bufsize` (or what the
-        // granted rings surely hold), which the rings alone cannot do exactly.
-        let buffer_size = options
-            .buffer_size
-            .min(bytes_of_records_held(buffers.granted_size()));
-        if options.buffer_policy != BufferPolicy::Ring {
-            layout.options.principal_buffer_limit = Some(buffer_size);
-        }
+        let (maps, buffers, fds, buffer_size) = create_maps_and_buffers(&mut layout, options)?;
 
         let mut probe_ids: Vec<u32> = enabled
             .iter()
@@ -759,6 +750,25 @@ impl Drop for RuntimeSession {
     fn drop(&mut self) {
         self.stop();
     }
+}
+
+/// Creates the maps of `layout` with principal buffers for `options`' `bufsize` and
+/// policy, and returns them with the `bufsize` granted. Under `switch` and `fill` the
+/// programs are to count the bytes of their records against it (`layout`'s
+/// `principal_buffer_limit`), which the perf rings alone cannot do exactly.
+fn create_maps_and_buffers(
+    layout: &mut ProgramLayout,
+    options: &RuntimeOptions,
+) -> Result<(SessionMaps, PerfBufferSet, MapFds, u64), RuntimeError> {
+    let ring_size = record_ring_size(options.buffer_size, page_size() as u64);
+    let (maps, buffers, fds) = create_maps(layout, ring_size, options.buffer_policy)?;
+    let buffer_size = options
+        .buffer_size
+        .min(bytes_of_records_held(buffers.granted_size()));
+    if options.buffer_policy != BufferPolicy::Ring {
+        layout.options.principal_buffer_limit = Some(buffer_size);
+    }
+    Ok((maps, buffers, fds, buffer_size))
 }
 
 /// Creates the maps of `layout` (the principal one inside the buffer set), fills the
