@@ -374,9 +374,11 @@ fn a_debian_6_1_guest_kernel_runs_fbt_probes_and_the_golden_corpus() {
             .to_string(),
         // proc:::exec-success with the arguments, and the translators on 6.1's
         // structures (pr_rssize reads 6.1's atomic counters; d_path() its dentries).
+        // The command's own exec happens before tracing starts (it is held at its
+        // entry point, as DTrace holds it), so `env` execs the traced image.
         "/dtrace -q -n 'proc:::exec-success /pid == $target/ { \
          printf(\"exec %s|%s\\n\", execname, curpsinfo->pr_psargs); }' \
-         -c '/bin/busybox echo hi there'"
+         -c '/bin/busybox env /bin/busybox echo hi there'"
             .to_string(),
         "/dtrace -q -n 'BEGIN { printf(\"members %d %d %d %s %s\\n\", \
          curpsinfo->pr_rssize > 0, curpsinfo->pr_size > 0, curlwpsinfo->pr_onpro == cpu, \

@@ -156,3 +156,92 @@ fn stop_stops_the_firing_process() {
     }
     assert_eq!(state, Some('T'), "the load process was not stopped");
 }
+
+/// Spins without system calls, for at most a minute, with SIGINT's default action (a
+/// process started in the background by a shell may inherit SIGINT ignored).
+const SPINNING_LOAD: &str = "import signal, time\n\
+signal.signal(signal.SIGINT, signal.SIG_DFL)\n\
+end = time.monotonic() + 60\n\
+while time.monotonic() < end:\n    pass\n";
+
+/// Makes one getppid() call per 10 ms, for at most a minute, with SIGINT's default action.
+const POLLING_LOAD_DYING_OF_SIGINT: &str = "import os, signal, time\n\
+signal.signal(signal.SIGINT, signal.SIG_DFL)\n\
+for _ in range(6000):\n    os.getppid()\n    time.sleep(0.01)\n";
+
+/// Runs `dtrace -w ARGUMENTS -c LOAD` where `probe` raises SIGINT in the command, and
+/// checks that the command dies of it and dtrace says so and exits by itself, as
+/// DTrace does (`dtrace: pid N terminated by SIGINT`, exit status 0).
+fn assert_raise_kills_the_command(test_name: &str, load: &str, clause: &str) {
+    let outcome = DTRACE.run_with_load(test_name, load, "", &["-w", "-n", clause]);
+    assert_eq!(outcome.status, Some(0), "{clause}: {}", outcome.stderr);
+    let reported = outcome
+        .stderr
+        .lines()
+        .any(|line| line.starts_with("dtrace: pid ") && line.ends_with(" terminated by SIGINT"));
+    assert!(reported, "{clause}: stderr {:?}", outcome.stderr);
+}
+
+#[test]
+fn raise_in_a_system_call_probe_kills_the_command() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    assert_raise_kills_the_command(
+        "raise-syscall",
+        POLLING_LOAD_DYING_OF_SIGINT,
+        "syscall::getppid:return /pid == $target/ { raise(SIGINT); }",
+    );
+}
+
+#[test]
+fn raise_in_a_profile_probe_kills_the_spinning_command() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    // The profile probe fires from the timer interrupt (NMI-like context for the perf
+    // event), where the signal is queued for the interrupted thread.
+    assert_raise_kills_the_command(
+        "raise-profile",
+        SPINNING_LOAD,
+        "profile-997 /pid == $target/ { raise(SIGINT); }",
+    );
+}
+
+#[test]
+fn raise_in_a_pid_probe_kills_the_command() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    assert_raise_kills_the_command(
+        "raise-pid",
+        POLLING_LOAD_DYING_OF_SIGINT,
+        "pid$target::getppid:entry { raise(SIGINT); }",
+    );
+}
+
+#[test]
+fn raise_in_a_grabbed_process_ends_tracing_when_it_dies() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    let scratch = ScratchDirectory::new("raise-grabbed");
+    let script = scratch.write("load.py", POLLING_LOAD_DYING_OF_SIGINT);
+    let load = LoadProcess(
+        Command::new(python_interpreter().expect("checked by must_skip"))
+            .arg(&script)
+            .stdin(Stdio::null())
+            .spawn()
+            .expect("start the load"),
+    );
+    let pid = load.0.id().to_string();
+    let outcome = DTRACE.run(&[
+        "-w",
+        "-q",
+        "-n",
+        "syscall::getppid:entry /pid == $target/ { raise(SIGINT); }",
+        "-p",
+        &pid,
+    ]);
+    assert_eq!(outcome.status, Some(0), "stderr: {}", outcome.stderr);
+}

@@ -13,13 +13,20 @@ use common::live::{LiveDtrace, ScratchDirectory};
 const DTRACE: LiveDtrace = LiveDtrace::with_deadline(Duration::from_secs(60));
 
 /// A program whose `go` is called three times with (i, 2); `weakgo` is a weak alias of
-/// `realgo`, called directly three times and through `go` three more.
+/// `realgo`, called directly three times and through `go` three more; `ten` takes ten
+/// arguments, four of them on the stack; main returns 0.
 const PROGRAM: &str = r#"
 #pragma weak weakgo = realgo
 int realgo(int a) { return a + 1; }
 int weakgo(int);
 __attribute__((noinline)) int go(int a, int b) { return a * b + realgo(a); }
-int main(void) { int s = 0; for (int i = 0; i < 3; i++) s += go(i, 2) + weakgo(i); return s & 1; }
+__attribute__((noinline)) long ten(long a, long b, long c, long d, long e, long f, long g,
+    long h, long i, long j) { return a + b + c + d + e + f + g + h + i + j; }
+int main(void) {
+    int s = 0;
+    for (int i = 0; i < 3; i++) s += go(i, 2) + weakgo(i);
+    return (s + ten(1, 2, 3, 4, 5, 6, 7, 8, 9, 10) + 1) & 1;
+}
 "#;
 
 /// Builds PROGRAM with `cc` in `scratch`; None (after printing why) without a compiler.
@@ -85,6 +92,17 @@ fn pid_probes_resolve_in_the_command_itself_and_its_libraries() {
         aliased.stdout,
         "\n  weakgo                                                            6\n"
     );
+
+    let stacked = DTRACE.run(&[
+        "-q",
+        "-n",
+        "pid$target:a.out:ten:entry { printf(\"%d %d %d %d %d\\n\", arg0, arg5, arg6, arg7, arg9); }
+         pid$target:a.out:ten:return { printf(\"%d\\n\", arg1); }",
+        "-c",
+        &command,
+    ]);
+    assert_eq!(stacked.status, Some(0), "{}", stacked.stderr);
+    assert_eq!(stacked.stdout, "1 6 7 8 10\n55\n\n");
 
     let library = DTRACE.run(&[
         "-q",

@@ -100,8 +100,10 @@ fn sched_process_exec_reads_the_task_and_the_binprm() {
         r#"rawtp:sched::sched_process_exec /args[0]->tgid == $target/
            { printf("%s %d %s %d\n", stringof(args[0]->comm), args[1],
                     stringof(args[2]->filename), $target); }"#,
+        // The command's own exec happens before tracing starts (it is held at its
+        // entry point, as DTrace holds it): env's exec of /bin/true is the one seen.
         "-c",
-        "/bin/true",
+        "/usr/bin/env /bin/true",
     ]);
     succeeded(&outcome);
     let line = first_line(&outcome);

@@ -115,8 +115,10 @@ fn sched_process_exec_file_name_is_a_data_loc_string() {
         "-n",
         r#"sdt:sched::sched_process_exec /args[1] == $target/
            { printf("%s %d %d %d\n", args[0], args[1], args[2], $target); }"#,
+        // The command's own exec happens before tracing starts (it is held at its
+        // entry point, as DTrace holds it): env's exec of /bin/true is the one seen.
         "-c",
-        "/bin/true",
+        "/usr/bin/env /bin/true",
     ]);
     succeeded(&outcome);
     let line = outcome

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use difvm::engine::DropCounters;
+use difvm::engine::{AggregationEntry, DropCounters};
 use difvm::format::PrintfFormat;
 use difvm::object::{
     ActionKind, CompiledProgram, EnabledProbe, StatementRole, FREOPEN_RESTORE_TOKEN,
@@ -31,6 +31,7 @@ use crate::render::trace::{parsed_format, RecordContext, TraceRenderer};
 use crate::session_output::{OutputFile, SessionOutput};
 use crate::settings::{aggregation_interval, per_cpu_aggregations, SessionSettings};
 use crate::signals::interrupt_count;
+use crate::symbolize::aggregation_keys::SymbolKeyNormalizer;
 use crate::symbolize::{SystemSymbolOptions, SystemSymbols};
 
 /// The session's view of the `-c`/`-p` processes.
@@ -43,7 +44,16 @@ pub trait TargetWatch {
     /// notices about the processes seen to exit (`pid N has exited`, …) go to
     /// `messages`.
     fn report_exits(&mut self, messages: &dyn MessageSink) -> bool;
+    /// Whether there are processes to watch, whose exit ends tracing.
+    fn watches_processes(&self) -> bool {
+        false
+    }
 }
+
+/// The longest wait between two checks of the target processes: dtrace(1) wakes as
+/// soon as a `-c`/`-p` process ends, before its next buffer switch, so that probes
+/// (a `tick-1s` with `exit()`) do not fire on long after the process is gone.
+const TARGET_EXIT_CHECK_INTERVAL: Duration = Duration::from_millis(50);
 
 /// A session without target processes.
 pub struct NoTargets;
@@ -69,6 +79,8 @@ pub struct Session<'o> {
     renderer: TraceRenderer,
     /// The aggregations' merged data (and each CPU's part with `aggpercpu`).
     aggregations: AggregationState,
+    /// Rewrites the symbol components of drained keys before they are merged.
+    symbol_keys: SymbolKeyNormalizer,
     per_cpu_requested: bool,
     /// How often aggregations are snapshotted while tracing (`aggrate`).
     aggregation_interval: Duration,
@@ -113,12 +125,14 @@ impl<'o> Session<'o> {
     ) -> Session<'o> {
         let renderer = TraceRenderer::new(settings.trace);
         let aggregations = AggregationState::new(&program.aggregations);
+        let symbol_keys = SymbolKeyNormalizer::new(&program.aggregations);
         Session {
             program,
             enabled_probes,
             settings,
             renderer,
             aggregations,
+            symbol_keys,
             per_cpu_requested: false,
             aggregation_interval: Duration::from_secs(1),
             options: OptionSet::new(),
@@ -205,8 +219,15 @@ impl<'o> Session<'o> {
         targets.tracing_started()?;
         let mut last_aggregation_snapshot = Instant::now();
         let mut first_poll = true;
+        let wait = if targets.watches_processes() {
+            self.settings
+                .switch_interval
+                .min(TARGET_EXIT_CHECK_INTERVAL)
+        } else {
+            self.settings.switch_interval
+        };
         loop {
-            let mut buffers = engine.poll(self.settings.switch_interval);
+            let mut buffers = engine.poll(wait);
             if std::mem::take(&mut first_poll) {
                 consume_cpu_first(&mut buffers, engine.begin_cpu());
             }
@@ -216,7 +237,7 @@ impl<'o> Session<'o> {
             // the clear()s and trunc()s they carry come first), which keeps the per-CPU
             // parts and the kernel's baseline current between printa()s.
             if last_aggregation_snapshot.elapsed() >= self.aggregation_interval {
-                self.aggregations.absorb(engine.drain_aggregations());
+                self.absorb_aggregations(engine.drain_aggregations());
                 last_aggregation_snapshot = Instant::now();
             }
             if interrupt_count() > 0 {
@@ -238,7 +259,7 @@ impl<'o> Session<'o> {
         self.write("\n")?;
         // A second signal makes dtrace impatient: it skips the aggregation report.
         if interrupt_count() < 2 {
-            self.aggregations.absorb(engine.drain_aggregations());
+            self.absorb_aggregations(engine.drain_aggregations());
             self.print_unprinted_aggregations()?;
         }
         self.current_output()
@@ -311,6 +332,13 @@ impl<'o> Session<'o> {
         Ok(())
     }
 
+    /// Merges drained aggregation data, its symbol keys first made one per function or
+    /// module as DTrace makes them.
+    fn absorb_aggregations(&mut self, mut entries: Vec<AggregationEntry>) {
+        self.symbol_keys.normalize(&*self.symbols, &mut entries);
+        self.aggregations.absorb(entries);
+    }
+
     /// `clear(@a)`: the values gathered so far become zero (the keys stay), and only
     /// later data counts, for every function (`min()` and `max()` included).
     fn clear_aggregation(
@@ -319,7 +347,7 @@ impl<'o> Session<'o> {
         aggregation: u32,
     ) -> Result<(), String> {
         let before = engine.begin_aggregation_generation(aggregation)?;
-        self.aggregations.absorb(before);
+        self.absorb_aggregations(before);
         self.aggregations.clear(aggregation);
         engine.finish_aggregation_generation(aggregation, &[]);
         Ok(())
@@ -334,7 +362,7 @@ impl<'o> Session<'o> {
         keep: Option<i64>,
     ) -> Result<(), String> {
         let before = engine.begin_aggregation_generation(aggregation)?;
-        self.aggregations.absorb(before);
+        self.absorb_aggregations(before);
         let kept = self.aggregations.truncate(aggregation, keep);
         engine.finish_aggregation_generation(aggregation, &kept);
         Ok(())
@@ -429,7 +457,7 @@ impl<'o> Session<'o> {
                 format,
                 aggregations,
             } => {
-                self.aggregations.absorb(engine.drain_aggregations());
+                self.absorb_aggregations(engine.drain_aggregations());
                 self.print_aggregations(text, format.as_ref(), aggregations)?;
             }
             ActionKind::Clear { aggregation } => {

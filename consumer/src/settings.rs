@@ -50,6 +50,9 @@ impl CompileSettings {
             macro_variables: dtrace_process_macro_variables(),
             ..CompileOptions::default()
         };
+        if let Some(scratchsize) = size_or_integer(options, DtraceOption::ScratchSize) {
+            compile.scratch_size = scratchsize;
+        }
         if let Some(strsize) = size_or_integer(options, DtraceOption::StrSize) {
             compile.string_size = strsize.clamp(1, u32::MAX as u64) as u32;
         }
@@ -189,6 +192,7 @@ pub fn runtime_options(
         layout: LayoutOptions {
             strsize: options.strsize,
             scratch_size: options.scratch_size,
+            alloca_size: options.alloca_size,
             aggregation_size: options.aggregation_size,
             dynamic_variable_size: options.dynamic_variable_size,
             speculation_count: options.speculation_count,
@@ -218,6 +222,9 @@ fn engine_options(options: &OptionSet) -> EngineOptions {
     }
     if let Some(dynvarsize) = size_or_integer(options, DtraceOption::DynVarSize) {
         engine.dynamic_variable_size = dynvarsize;
+    }
+    if let Some(scratchsize) = size_or_integer(options, DtraceOption::ScratchSize) {
+        engine.alloca_size = scratchsize.saturating_sub(8);
     }
     if let Some(nspec) = options.integer(DtraceOption::Nspec) {
         engine.speculation_count = nspec.min(u32::MAX as u64) as u32;

@@ -740,4 +740,8 @@ impl TargetWatch for TargetExitReporter<'_> {
         }
         self.targets.all_exited()
     }
+
+    fn watches_processes(&self) -> bool {
+        !self.targets.is_empty()
+    }
 }

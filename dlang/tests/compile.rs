@@ -5,7 +5,7 @@
 mod compile_support;
 
 use compile_support::{compile_command_line, compile_with, compiled, options};
-use difvm::difo::{CtfKind, DifType, VariableScope};
+use difvm::difo::{CtfKind, DifType, DifTypeKind, VariableScope, DIF_TYPE_FLAG_BY_REFERENCE};
 use difvm::object::{
     ActionKind, AggregationFunction, RecordSlot, StatementRole, SymbolFormat, ValueLayout,
     VariableStorage,
@@ -299,13 +299,19 @@ fn variables_are_described() {
                 VariableStorage::Scalar,
                 DifType::string(256)
             ),
-            // A scalar array is stored as an associative array keyed by its index.
+            // A scalar array of integers is kept in memory: a by-reference global
+            // as large as its elements, so that `&table[i]` can point into it.
             (
                 "table".to_string(),
                 0x502,
                 VariableScope::Global,
-                VariableStorage::Associative { key_size: 8 },
-                DifType::integer(4)
+                VariableStorage::Scalar,
+                DifType {
+                    kind: DifTypeKind::Ctf,
+                    ctf_kind: CtfKind::Array,
+                    flags: DIF_TYPE_FLAG_BY_REFERENCE,
+                    size: 32,
+                }
             ),
             (
                 "x".to_string(),

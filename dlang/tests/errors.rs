@@ -377,7 +377,7 @@ fn operators() {
 #[test]
 fn pointers_members_and_sizes() {
     check(
-        "BEGIN { x = 1; trace(&x); }",
+        "BEGIN { self->x = 1; trace(&self->x); }",
         "D_ADDROF_VAR",
         "cannot take address of dynamic variable",
     );

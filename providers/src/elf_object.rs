@@ -18,6 +18,18 @@ pub struct FunctionSymbol {
     /// Virtual address as linked (relative to the load base for shared objects).
     pub address: u64,
     pub size: u64,
+    /// Whether the symbol is local (STB_LOCAL) rather than global or weak.
+    pub is_local: bool,
+}
+
+impl FunctionSymbol {
+    /// How DTrace's libproc orders aliases, symbols sharing one address: global or weak
+    /// before local, fewer leading underscores, smaller size, then by name. The first
+    /// is the name an address is shown as and the one a globbed pid description takes.
+    fn alias_preference(&self) -> (bool, usize, u64, &str) {
+        let underscores = self.name.len() - self.name.trim_start_matches('_').len();
+        (self.is_local, underscores, self.size, &self.name)
+    }
 }
 
 /// A PT_LOAD segment: the mapping between virtual addresses and file offsets.
@@ -103,22 +115,31 @@ impl ElfObject {
             .map(|segment| segment.file_offset + (address - segment.address))
     }
 
-    /// The function whose range `[address, address + size)` holds `address`.
+    /// The function whose range `[address, address + size)` holds `address`; of
+    /// aliases, the preferred name.
     pub fn function_containing(&self, address: u64) -> Option<&FunctionSymbol> {
+        let contains = |function: &&FunctionSymbol| {
+            function.address <= address && address - function.address < function.size.max(1)
+        };
         let candidates = self
             .functions
             .partition_point(|function| function.address <= address);
-        self.functions[..candidates]
+        let start = self.functions[..candidates]
             .iter()
             .rev()
             .take_while(|function| function.address <= address)
-            .find(|function| address - function.address < function.size.max(1))
+            .find(contains)?
+            .address;
+        let first_alias = self
+            .functions
+            .partition_point(|function| function.address < start);
+        self.functions[first_alias..].iter().find(contains)
     }
 }
 
 /// The defined function symbols of `.symtab` and `.dynsym`, one per name (a global
 /// symbol wins over a local one of the same name, then the lower address), sorted by
-/// address then name. GNU indirect functions are left out: their address is the
+/// address, aliases in DTrace's order of preference. GNU indirect functions are left out: their address is the
 /// resolver, not the function callers reach.
 fn read_function_symbols<'data, R: ReadRef<'data>>(
     sections: &SectionTable<'data, FileHeader64<Endianness>, R>,
@@ -154,13 +175,15 @@ fn read_function_symbols<'data, R: ReadRef<'data>>(
     symbols.dedup_by(|later, earlier| later.0 == earlier.0);
     let mut functions: Vec<FunctionSymbol> = symbols
         .into_iter()
-        .map(|(name, _, address, size)| FunctionSymbol {
+        .map(|(name, is_local, address, size)| FunctionSymbol {
             name,
             address,
             size,
+            is_local,
         })
         .collect();
-    functions.sort_by(|a, b| (a.address, &a.name).cmp(&(b.address, &b.name)));
+    functions
+        .sort_by(|a, b| (a.address, a.alias_preference()).cmp(&(b.address, b.alias_preference())));
     Ok(functions)
 }
 

@@ -51,11 +51,7 @@ impl PidProvider {
         let provider = format!("pid{pid}");
         let function_is_glob =
             description.function.is_empty() || is_glob_pattern(&description.function);
-        for function in elf
-            .functions
-            .iter()
-            .filter(|function| field_matches(&description.function, &function.name))
-        {
+        for function in functions_described(&elf.functions, &description.function) {
             let Some(function_offset) = elf.file_offset(function.address) else {
                 continue;
             };
@@ -95,6 +91,37 @@ impl PidProvider {
         }
         Ok(())
     }
+}
+
+/// The functions a function field selects. An exact name selects its symbol. A
+/// pattern, as DTrace's `dt_pid_sym_filt` does, takes each address once (the first
+/// matching alias in preference order), and leaves out symbols of size zero and
+/// `_init` and `_fini`, whose sizes old linkers bloated.
+fn functions_described<'f>(
+    functions: &'f [FunctionSymbol],
+    pattern: &str,
+) -> Vec<&'f FunctionSymbol> {
+    if !pattern.is_empty() && !is_glob_pattern(pattern) {
+        return functions
+            .iter()
+            .filter(|function| function.name == pattern)
+            .collect();
+    }
+    let mut described = Vec::new();
+    let mut last_taken: Option<(u64, u64)> = None;
+    for function in functions.iter().filter(|function| function.size != 0) {
+        if last_taken == Some((function.address, function.size))
+            || function.name == "_init"
+            || function.name == "_fini"
+        {
+            continue;
+        }
+        last_taken = field_matches(pattern, &function.name).then(|| {
+            described.push(function);
+            (function.address, function.size)
+        });
+    }
+    described
 }
 
 /// The pid digits of a provider field naming the pid provider of one process: `pid1234`,

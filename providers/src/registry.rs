@@ -14,7 +14,7 @@
 //! everything, or looking a probe up by id, populates fbt, then rawtp, first.
 
 use std::collections::hash_map::Entry;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
 
@@ -176,8 +176,10 @@ impl ProbeRegistry {
         Ok(&self.entries[index].argument_types)
     }
 
-    /// The probes `dtrace -l` lists: those matching any of `descriptions` (every probe
-    /// when there are none), in id order, with argument types loaded when asked (`-v`).
+    /// The probes `dtrace -l` lists, with argument types loaded when asked (`-v`): every
+    /// probe in id order when there are no `descriptions`; otherwise, as dtrace(1) lists
+    /// statement after statement, the probes each description matches in id order, one
+    /// description after the other (a probe two descriptions match is listed twice).
     pub fn list(
         &mut self,
         descriptions: &[ProbeDescription],
@@ -187,11 +189,11 @@ impl ProbeRegistry {
             self.populate(|_| true)?;
             (1..=self.entries.len() as u32).collect()
         } else {
-            let mut ids = BTreeSet::new();
+            let mut ids = Vec::new();
             for description in descriptions {
                 ids.extend(self.matching(description)?);
             }
-            ids.into_iter().collect()
+            ids
         };
         let mut listed = Vec::with_capacity(ids.len());
         for id in ids {

@@ -274,3 +274,32 @@ fn user_probe_queries_do_not_read_kernel_functions() {
         .expect("matching");
     assert_eq!(fbt, [malloc[0] + 1]);
 }
+
+#[test]
+fn listing_follows_the_descriptions_in_order() {
+    let tracefs = fake_tracefs();
+    let mut registry = fake_machine_registry(&tracefs);
+    let listed_names = |registry: &mut ProbeRegistry, texts: &[&str]| -> Vec<String> {
+        let descriptions: Vec<_> = texts.iter().map(|text| description(text)).collect();
+        registry
+            .list(&descriptions, false)
+            .expect("listing")
+            .into_iter()
+            .map(|listed| listed.entry.description.name.clone())
+            .collect()
+    };
+    // dtrace -l lists statement after statement, not in id order: the profile probe
+    // comes before BEGIN, and a description given twice is listed twice (each clause
+    // is one statement here, as each clause is one ECB description in DTrace).
+    assert_eq!(
+        listed_names(
+            &mut registry,
+            &[
+                "profile:::tick-1000",
+                "dtrace:::BEGIN",
+                "profile:::tick-1000"
+            ]
+        ),
+        ["tick-1000", "BEGIN", "tick-1000"]
+    );
+}

@@ -3,6 +3,7 @@
 //! with (D-REFERENCE.md §12.6). Kernel addresses resolve through `/proc/kallsyms`, user
 //! addresses through the process's mappings and the symbol tables of the mapped objects.
 
+pub mod aggregation_keys;
 pub mod kernel;
 pub mod mapping_watch;
 pub mod user;

@@ -6,8 +6,12 @@
 pub struct EngineOptions {
     /// `strsize`: the size of a string, NUL included.
     pub strsize: u32,
-    /// Scratch bytes per clause execution (`scratchsize`).
+    /// Scratch bytes per clause execution, for strings and `alloca()` together.
     pub scratch_size: u32,
+    /// Bytes `alloca()` may allocate per clause execution (each allocation rounded up
+    /// to 8): `scratchsize` less the 8 bytes DTrace for Linux keeps at the start of its
+    /// scratch area. Beyond them `alloca()` faults with `out of scratch space`.
+    pub alloca_size: u64,
     /// `bufsize`: principal buffer bytes per CPU.
     pub buffer_size: u64,
     /// `aggsize`: aggregation bytes per CPU.
@@ -27,6 +31,7 @@ impl Default for EngineOptions {
         EngineOptions {
             strsize: 256,
             scratch_size: 64 * 1024,
+            alloca_size: 256,
             buffer_size: 4 << 20,
             aggregation_size: 4 << 20,
             dynamic_variable_size: 1 << 20,

@@ -27,6 +27,8 @@ pub struct MachineOptions {
     pub strsize: u32,
     /// Scratch bytes per clause execution.
     pub scratch_size: u32,
+    /// Bytes `alloca()` may allocate per clause execution.
+    pub alloca_size: u64,
     /// `dynvarsize`: bytes of dynamic-variable space.
     pub dynamic_variable_size: u64,
     /// `nspec`.
@@ -43,6 +45,7 @@ impl MachineOptions {
         MachineOptions {
             strsize: options.strsize,
             scratch_size: options.scratch_size,
+            alloca_size: options.alloca_size,
             dynamic_variable_size: options.dynamic_variable_size,
             speculation_count: options.speculation_count,
             speculation_size: options.speculation_size,
@@ -99,7 +102,8 @@ impl MachineState {
     ) -> MachineState {
         MachineState {
             strsize: options.strsize.max(2) as usize,
-            memory: AddressSpace::new(options.scratch_size as usize),
+            memory: AddressSpace::new(options.scratch_size as usize)
+                .with_alloca_capacity(options.alloca_size),
             variables: VariableStore::new(types, options.dynamic_variable_size),
             speculations: SpeculationTable::new(
                 options.speculation_count,

@@ -11,7 +11,8 @@
 //! | `0xd2` | firing regions: storage of by-reference clause-local (`this->`) variables | one probe firing |
 //! | `0xd3` | clause regions: DIFO string tables (`sets`), built-in strings (`execname`…) | one clause execution |
 //!
-//! Only scratch is writable by DIF stores. Address 0 and every address that is not in a
+//! Only scratch and session regions (global variables kept in memory, whose address
+//! `&` takes) are writable by DIF stores. Address 0 and every address that is not in a
 //! live region fault with `invalid address`. Addresses with other tags are outside the
 //! interpreter: kernel loads (`ld*`) ask the firing context to read them, restricted loads
 //! (`rld*`) refuse them, and user loads (`uld*`, `copyin`) always go to the context.
@@ -103,6 +104,9 @@ pub struct AddressSpace {
     scratch: Vec<u8>,
     scratch_used: usize,
     scratch_capacity: usize,
+    /// Bytes `alloca()` has allocated in this clause execution, and may allocate.
+    alloca_used: u64,
+    alloca_capacity: u64,
     session: RegionTable,
     firing: RegionTable,
     clause: RegionTable,
@@ -120,10 +124,32 @@ impl AddressSpace {
             scratch: Vec::new(),
             scratch_used: 0,
             scratch_capacity: scratch_capacity.min(MAX_SCRATCH_SIZE),
+            alloca_used: 0,
+            alloca_capacity: u64::MAX,
             session: RegionTable::default(),
             firing: RegionTable::default(),
             clause: RegionTable::default(),
         }
+    }
+
+    /// The same address space with `alloca()` limited to `capacity` bytes per clause.
+    pub fn with_alloca_capacity(mut self, capacity: u64) -> AddressSpace {
+        self.alloca_capacity = capacity;
+        self
+    }
+
+    /// `alloca(size)`: zeroed scratch like [`AddressSpace::allocate_scratch`], but
+    /// `out of scratch space` once the clause's allocas (each rounded up to 8 bytes)
+    /// would pass the alloca capacity, whatever scratch strings use.
+    pub fn allocate_alloca(&mut self, size: u64) -> Result<u64, RuntimeFault> {
+        let used = size
+            .checked_next_multiple_of(8)
+            .and_then(|rounded| self.alloca_used.checked_add(rounded))
+            .filter(|&used| used <= self.alloca_capacity)
+            .ok_or_else(RuntimeFault::no_scratch)?;
+        let address = self.allocate_scratch(size)?;
+        self.alloca_used = used;
+        Ok(address)
     }
 
     /// Allocates `size` zeroed bytes of scratch, 8-byte aligned; `out of scratch space`
@@ -201,16 +227,18 @@ impl AddressSpace {
         self.internal_tail(address)?.get(..length)
     }
 
-    /// `length` writable bytes at `address`: only allocated scratch is writable.
+    /// `length` writable bytes at `address`: allocated scratch, and session regions
+    /// (the storage of global variables, which `&x` and scalar arrays point into).
     pub fn writable(&mut self, address: u64, length: usize) -> Option<&mut [u8]> {
         let (tag, index, offset) = Self::decode(address);
-        if tag != TAG_SCRATCH || index != 0 {
-            return None;
+        let end = offset.checked_add(length)?;
+        match tag {
+            TAG_SCRATCH if index == 0 && end <= self.scratch_used => {
+                self.scratch.get_mut(offset..end)
+            }
+            TAG_SESSION => self.session.get_mut(index)?.get_mut(offset..end),
+            _ => None,
         }
-        let end = offset
-            .checked_add(length)
-            .filter(|&end| end <= self.scratch_used)?;
-        self.scratch.get_mut(offset..end)
     }
 
     /// The whole region whose first byte is `address` (variable storage the engine
@@ -245,6 +273,7 @@ impl AddressSpace {
         let used = self.scratch_used.min(self.scratch.len());
         self.scratch[..used].fill(0);
         self.scratch_used = 0;
+        self.alloca_used = 0;
         self.clause.clear();
     }
 
@@ -404,7 +433,14 @@ mod tests {
             .unwrap();
         assert_eq!(space.internal(address + 1, 4).unwrap(), b"ello");
         assert!(space.internal(address + 1, 6).is_none());
-        assert!(space.writable(address, 1).is_none());
+        // Session regions (global variables, which `&x` points into) are writable
+        // within their bounds; clause regions (string tables) never are.
+        assert!(space.writable(address, 6).is_some());
+        assert!(space.writable(address + 1, 6).is_none());
+        let constant = space
+            .map(RegionLifetime::Clause, b"abc\0".to_vec())
+            .unwrap();
+        assert!(space.writable(constant, 1).is_none());
         let context = SimpleFiringContext::default();
         assert_eq!(
             space

@@ -44,7 +44,7 @@ fn call(machine: &mut Machine<'_>, number: u16) -> Result<Option<u64>, RuntimeFa
         subroutine::HTONS | subroutine::NTOHS => (arguments.get(0)? as u16).to_be() as u64,
         subroutine::HTONL | subroutine::NTOHL => (arguments.get(0)? as u32).to_be() as u64,
         subroutine::HTONLL | subroutine::NTOHLL => arguments.get(0)?.to_be(),
-        subroutine::ALLOCA => machine.state.memory.allocate_scratch(arguments.get(0)?)?,
+        subroutine::ALLOCA => machine.state.memory.allocate_alloca(arguments.get(0)?)?,
         subroutine::BCOPY => {
             let (source, destination, size) =
                 (arguments.get(0)?, arguments.get(1)?, arguments.get(2)?);

@@ -21,7 +21,8 @@ pub(super) fn need(expr: &TypedExpr) -> usize {
         | K::String(_)
         | K::Variable(_)
         | K::Capture(_)
-        | K::PerCpuVariableAddress { .. } => 1,
+        | K::PerCpuVariableAddress { .. }
+        | K::VariableAddress(_) => 1,
         K::AssociativeElement { keys, .. } => sequence_need(keys.iter()).max(1) + 1,
         K::StaticArrayElement { index, .. } => need(index).max(2),
         K::BuiltinArrayElement { index, .. } => need(index).max(1),
@@ -77,6 +78,12 @@ impl DifoGenerator<'_> {
             K::String(bytes) => {
                 let register = self.builder.allocate()?;
                 self.builder.set_string(bytes, register)?;
+                Ok(register)
+            }
+            K::VariableAddress(id) => {
+                let access = self.reference(*id, Access::Read)?;
+                let register = self.builder.allocate()?;
+                self.builder.emit_indexed(access.load, access.id, register);
                 Ok(register)
             }
             K::Variable(id) => {
@@ -380,7 +387,8 @@ impl DifoGenerator<'_> {
     }
 
     /// Replaces the index in `register` by the element of scalar array `variable` at
-    /// that index (`ldgaa` keyed by the index), or 0 when the index is out of range.
+    /// that index (loaded from its storage when it is kept in memory, else `ldgaa`
+    /// keyed by the index), or 0 when the index is out of range.
     pub(super) fn load_static_array_element(
         &mut self,
         variable: crate::sema::ir::VariableId,
@@ -390,16 +398,47 @@ impl DifoGenerator<'_> {
         let out_of_range = self.builder.label();
         let done = self.builder.label();
         self.branch_unless_in_bounds(register, elements, out_of_range)?;
-        self.builder.emit_registers(Opcode::Flushts, 0, 0, 0);
-        self.builder
-            .emit_registers(Opcode::Pushtv, DIF_TYPE_CTF, 0, register);
-        let access = self.reference(variable, Access::Read)?;
-        self.builder.emit_indexed(access.load, access.id, register);
+        if let Some((size, signed)) = self.static_array_element_address(variable, register)? {
+            let load = load_opcode(size, signed, AddressSpace::Kernel);
+            self.builder.emit_registers(load, register, 0, register);
+        } else {
+            self.builder.emit_registers(Opcode::Flushts, 0, 0, 0);
+            self.builder
+                .emit_registers(Opcode::Pushtv, DIF_TYPE_CTF, 0, register);
+            let access = self.reference(variable, Access::Read)?;
+            self.builder.emit_indexed(access.load, access.id, register);
+        }
         self.builder.branch(Opcode::Ba, done);
         self.builder.place(out_of_range);
         self.builder.emit_registers(Opcode::Mov, 0, 0, register);
         self.builder.place(done);
         Ok(())
+    }
+
+    /// For a scalar array kept in memory, replaces the (in-bounds) index in `register`
+    /// by the address of that element and returns the element's size and signedness;
+    /// `None`, leaving the index, for an array kept as an associative array.
+    pub(super) fn static_array_element_address(
+        &mut self,
+        variable: crate::sema::ir::VariableId,
+        register: u8,
+    ) -> Result<Option<(u32, bool)>, Diagnostic> {
+        let array = self.variables.get(variable);
+        let (true, Some(element)) = (array.in_memory, array.ty) else {
+            return Ok(None);
+        };
+        let size = self.types.size_of(element) as u32;
+        let signed = self.types.is_signed(element);
+        let scratch = self.builder.allocate()?;
+        self.builder.set_integer(u64::from(size), scratch)?;
+        self.builder
+            .emit_registers(Opcode::Mul, register, scratch, register);
+        let access = self.reference(variable, Access::Read)?;
+        self.builder.emit_indexed(access.load, access.id, scratch);
+        self.builder
+            .emit_registers(Opcode::Add, register, scratch, register);
+        self.builder.release(scratch);
+        Ok(Some((size, signed)))
     }
 
     /// A thread-local or associative-array element of struct or union type that does

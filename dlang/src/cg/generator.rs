@@ -55,6 +55,32 @@ pub(crate) fn dif_type(types: &TypeTable, ty: TypeId) -> DifType {
     }
 }
 
+/// The DIF type of a variable: its value's, except that a variable kept in memory
+/// (`Variable::in_memory`) is a by-reference object as large as its storage, so that
+/// `ldgs` gives the storage's address.
+pub(crate) fn variable_dif_type(types: &TypeTable, variable: &Variable) -> DifType {
+    let Some(ty) = variable.ty else {
+        return DifType::integer(8);
+    };
+    if !variable.in_memory {
+        return dif_type(types, ty);
+    }
+    let (ctf_kind, count) = match variable.shape {
+        VariableShape::StaticArray { elements } => (CtfKind::Array, elements),
+        _ if types.is_pointer(ty) => (CtfKind::Pointer, 1),
+        _ => (CtfKind::Integer, 1),
+    };
+    DifType {
+        kind: DifTypeKind::Ctf,
+        ctf_kind,
+        flags: DIF_TYPE_FLAG_BY_REFERENCE,
+        size: types
+            .size_of(ty)
+            .saturating_mul(count)
+            .min(u64::from(u32::MAX)) as u32,
+    }
+}
+
 /// How DIF addresses a variable: its id, table kind and scope, and the load/store
 /// opcodes.
 pub(crate) struct VariableAccess {
@@ -74,7 +100,14 @@ pub(crate) fn variable_access(variable: &Variable) -> VariableAccess {
         (VariableShape::BuiltinArray { .. }, _) => {
             (VariableKind::Array, DifScope::Global, Opcode::Ldga, None)
         }
-        // A scalar array is a global associative array keyed by the element index.
+        // A scalar array in memory is a by-reference global holding its elements.
+        (VariableShape::StaticArray { .. }, _) if variable.in_memory => (
+            VariableKind::Scalar,
+            DifScope::Global,
+            Opcode::Ldgs,
+            Some(Opcode::Stgs),
+        ),
+        // Any other scalar array is a global associative array keyed by the index.
         (VariableShape::StaticArray { .. }, _) => (
             VariableKind::Array,
             DifScope::Global,
@@ -147,8 +180,7 @@ pub(super) fn variable_descriptions(
     let types = &analysis.types;
     let mut descriptions = Vec::new();
     for (_, variable) in analysis.variables.iter() {
-        let Some(ty) = variable.ty else { continue };
-        if variable.scope == VariableScope::Builtin {
+        if variable.ty.is_none() || variable.scope == VariableScope::Builtin {
             continue;
         }
         let scope = match variable.scope {
@@ -157,8 +189,9 @@ pub(super) fn variable_descriptions(
             _ => DifScope::Global,
         };
         let storage = match &variable.shape {
-            // Both engines store a scalar array like an associative array with one
-            // by-value key (the index), as the DIF that accesses it does.
+            VariableShape::StaticArray { .. } if variable.in_memory => VariableStorage::Scalar,
+            // Both engines store any other scalar array like an associative array with
+            // one by-value key (the index), as the DIF that accesses it does.
             VariableShape::StaticArray { .. } => VariableStorage::Associative { key_size: 8 },
             VariableShape::Associative { keys } => VariableStorage::Associative {
                 key_size: key_size(types, keys.as_deref().unwrap_or(&[])),
@@ -170,7 +203,7 @@ pub(super) fn variable_descriptions(
             name: variable.name.clone(),
             scope,
             storage,
-            ty: dif_type(types, ty),
+            ty: variable_dif_type(types, variable),
         });
     }
     for index in 0..spills.count {
@@ -230,10 +263,7 @@ impl<'g> DifoGenerator<'g> {
         let variable = self.variables.get(id);
         let addressing = variable_access(variable);
         if addressing.user {
-            let ty = variable
-                .ty
-                .map(|ty| dif_type(self.types, ty))
-                .unwrap_or_else(|| DifType::integer(8));
+            let ty = variable_dif_type(self.types, variable);
             self.builder.reference_variable(
                 &variable.name,
                 addressing.id,

@@ -1,6 +1,7 @@
 //! DIF for stores: assignment and `++`/`--` to variables (`stgs`, `stts`, `stls`),
 //! associative-array elements (`stgaa`, `sttaa` with the keys on the tuple stack),
-//! scalar-array elements (`stgaa` keyed by the index, after a bounds check), memory (`stb`…`stx`, `copys` for by-reference objects) and bit-fields,
+//! scalar-array elements (a store into the array's storage, or `stgaa` keyed by the
+//! index, after a bounds check), memory (`stb`…`stx`, `copys` for by-reference objects) and bit-fields,
 //! and members of structs held in variables (copied into scratch with `allocs` and
 //! `copys`, stored into, and assigned back whole).
 
@@ -293,24 +294,24 @@ impl DifoGenerator<'_> {
                 let position = self.reload(index)?;
                 let out_of_range = self.builder.label();
                 self.branch_unless_in_bounds(position, elements, out_of_range)?;
-                self.builder.emit_registers(Opcode::Flushts, 0, 0, 0);
-                self.builder
-                    .emit_registers(Opcode::Pushtv, DIF_TYPE_CTF, 0, position);
-                let access = self.reference(variable, Access::Write)?;
-                let store = access.store.ok_or_else(read_only)?;
-                self.builder.emit_indexed(store, access.id, value);
+                if let Some((size, _)) = self.static_array_element_address(variable, position)? {
+                    self.builder
+                        .emit_registers(store_opcode(size), value, 0, position);
+                } else {
+                    self.builder.emit_registers(Opcode::Flushts, 0, 0, 0);
+                    self.builder
+                        .emit_registers(Opcode::Pushtv, DIF_TYPE_CTF, 0, position);
+                    let access = self.reference(variable, Access::Write)?;
+                    let store = access.store.ok_or_else(read_only)?;
+                    self.builder.emit_indexed(store, access.id, value);
+                }
                 self.builder.place(out_of_range);
                 self.builder.release(position);
             }
             Prepared::Memory { address, size } => {
                 let base = self.reload(address)?;
-                let op = match size {
-                    1 => Opcode::Stb,
-                    2 => Opcode::Sth,
-                    4 => Opcode::Stw,
-                    _ => Opcode::Stx,
-                };
-                self.builder.emit_registers(op, value, 0, base);
+                self.builder
+                    .emit_registers(store_opcode(size), value, 0, base);
                 self.builder.release(base);
             }
             Prepared::MemoryCopy { address, size } => {
@@ -350,13 +351,8 @@ impl DifoGenerator<'_> {
                 self.builder.set_integer(u64::from(shift), mask)?;
                 self.builder.emit_registers(Opcode::Sll, field, mask, field);
                 self.builder.emit_registers(Opcode::Or, unit, field, unit);
-                let op = match unit_size {
-                    1 => Opcode::Stb,
-                    2 => Opcode::Sth,
-                    4 => Opcode::Stw,
-                    _ => Opcode::Stx,
-                };
-                self.builder.emit_registers(op, unit, 0, base);
+                self.builder
+                    .emit_registers(store_opcode(unit_size), unit, 0, base);
                 for register in [field, mask, unit, base] {
                     self.builder.release(register);
                 }
@@ -374,6 +370,16 @@ impl DifoGenerator<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// The store of `size` bytes.
+fn store_opcode(size: u32) -> Opcode {
+    match size {
+        1 => Opcode::Stb,
+        2 => Opcode::Sth,
+        4 => Opcode::Stw,
+        _ => Opcode::Stx,
     }
 }
 

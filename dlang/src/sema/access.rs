@@ -300,6 +300,9 @@ impl Analyzer<'_> {
                 if variable.ty.is_none() {
                     return Err(self.not_yet_assigned(&variable.display_name(), span));
                 }
+                if self.is_in_memory(id) {
+                    return Ok(self.memory_variable_place(id, span));
+                }
                 Ok(Place::Variable(id))
             }
             VariableShape::Associative { .. }
@@ -716,6 +719,11 @@ impl Analyzer<'_> {
                     span: span.clone(),
                     ..address
                 })
+            }
+            Place::StaticArray {
+                variable, index, ..
+            } if self.is_in_memory(variable) => {
+                self.static_array_element_address(variable, index, span)
             }
             Place::Variable(_)
             | Place::Associative { .. }

@@ -379,6 +379,9 @@ impl Analyzer<'_> {
                 }
             }
         }
+        if self.is_in_memory(id) {
+            return Ok(self.memory_variable_place(id, span));
+        }
         Ok(Place::Variable(id))
     }
 

@@ -291,6 +291,7 @@ impl Analyzer<'_> {
 
     /// A predicate: any scalar expression.
     fn predicate(&mut self, expr: &Expr) -> SemaResult<TypedExpr> {
+        self.declare_forward_reads(expr);
         let value = self.expression(expr)?;
         if !self.types.is_scalar(value.ty) {
             return Err(error(

@@ -140,8 +140,16 @@ impl Analyzer<'_> {
                 if variable.ty.is_none() {
                     return Err(self.not_yet_assigned(name, span));
                 }
-                let place = super::access::Place::Variable(id);
+                let place = if self.is_in_memory(id) {
+                    self.memory_variable_place(id, span)
+                } else {
+                    super::access::Place::Variable(id)
+                };
                 return Ok(self.read_place(place, span));
+            }
+            if matches!(variable.shape, VariableShape::StaticArray { .. }) && self.is_in_memory(id)
+            {
+                return Ok(self.static_array_pointer(id, span));
             }
             return Err(error(
                 ErrorTag::D_IDENT_BADREF,

@@ -105,7 +105,8 @@ pub enum TypedExprKind {
         keys: Vec<TypedExpr>,
     },
     /// An element of a user scalar array (`int a[10];` of `elements` entries), kept in
-    /// a global associative array keyed by the index; an index out of range reads 0.
+    /// memory (by-value elements) or in a global associative array keyed by the index
+    /// (by-reference ones); an index out of range reads 0.
     StaticArrayElement {
         variable: VariableId,
         index: Box<TypedExpr>,
@@ -198,6 +199,10 @@ pub enum TypedExprKind {
         variable_id: u32,
         section_offset: u32,
     },
+    /// The address of the storage of a global variable kept in memory
+    /// ([`crate::sema::Variable::in_memory`]): `&x`, or the first element of a scalar
+    /// array.
+    VariableAddress(VariableId),
 }
 
 /// Something that can be assigned.

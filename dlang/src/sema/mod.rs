@@ -18,15 +18,18 @@ mod declarations;
 mod derived_probes;
 mod expressions;
 mod formatting;
+mod forward_reads;
 mod functions;
 pub mod ir;
 mod kernel_variables;
 mod library;
 mod macros;
+mod memory_variables;
 mod operators;
 mod pragmas;
 mod printed_type;
 mod probe_specs;
+mod program_scan;
 mod speculation;
 mod subject_task;
 mod translators;
@@ -163,6 +166,12 @@ pub struct Analyzer<'a> {
     /// clause being analysed (D_CG_EXPR). DTrace's code generator reports it, after the
     /// whole clause has been type-checked, so a type error of the clause comes first.
     deferred_expression_call: Option<Diagnostic>,
+    /// The first write of each scalar variable in the program being analysed, which
+    /// declares a variable a predicate reads before it (`forward_reads.rs`).
+    forward_writes: HashMap<(VariableScope, String), forward_reads::FirstWrite>,
+    /// The identifiers the program being analysed applies `&` to
+    /// (`memory_variables.rs`).
+    address_taken: std::collections::HashSet<String>,
 }
 
 impl<'a> Analyzer<'a> {
@@ -207,6 +216,8 @@ impl<'a> Analyzer<'a> {
             extern_variables: HashMap::new(),
             loaded_library_files: Vec::new(),
             deferred_expression_call: None,
+            forward_writes: HashMap::new(),
+            address_taken: std::collections::HashSet::new(),
         }
     }
 
@@ -289,6 +300,7 @@ impl<'a> Analyzer<'a> {
             }
         }
         self.unify_joined_key_layouts();
+        self.mark_memory_variables();
         Ok(Analysis {
             string_size: self.types.string_size(),
             settings: self.settings.clone(),
@@ -332,6 +344,9 @@ impl<'a> Analyzer<'a> {
                 "empty D program translation unit",
             ));
         }
+        self.forward_writes = forward_reads::first_writes(program);
+        self.address_taken
+            .extend(memory_variables::address_taken(program));
         for item in &program.items {
             match item {
                 Item::Clause(clause) => self.analyze_clause(source, clause)?,

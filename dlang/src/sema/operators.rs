@@ -417,6 +417,8 @@ impl Analyzer<'_> {
         let allowed = self.types.is_void(ty)
             || (self.types.is_scalar(ty) && self.types.is_scalar(value.ty))
             || (to_string && self.types.is_string_compatible(value.ty))
+            // `(string)copyin(addr, n)`: any pointer may be read as a string.
+            || (to_string && self.types.is_pointer(value.ty))
             || (self.types.is_pointer(ty) && self.types.is_string_compatible(value.ty))
             || self.types.same_type(ty, value.ty);
         if !allowed {

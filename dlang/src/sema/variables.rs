@@ -59,6 +59,11 @@ pub struct Variable {
     pub hidden: bool,
     /// For clause-locals created by an assignment: the clause that created them.
     pub origin_clause: Option<u32>,
+    /// Kept in memory, so that `&` can take its address: a global integer or pointer
+    /// whose address the program takes, or a scalar array of integers or pointers.
+    /// Its DIF variable is by-reference (`ldgs` gives the address of its storage) and
+    /// it is read and written with loads and stores.
+    pub in_memory: bool,
 }
 
 impl Variable {
@@ -150,6 +155,7 @@ impl VariableTable {
             declared: true,
             hidden: false,
             origin_clause: None,
+            in_memory: false,
         });
         self.globals.insert(name.to_string(), id);
         id
@@ -187,6 +193,7 @@ impl VariableTable {
             declared,
             hidden: name.contains('%'),
             origin_clause: None,
+            in_memory: false,
         });
         let map = match scope {
             VariableScope::ThreadLocal => &mut self.thread_locals,

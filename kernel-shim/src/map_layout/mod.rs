@@ -237,6 +237,8 @@ pub struct StateLayout {
     pub nesting: u32,
     /// u64 bytes of scratch allocated by the current clause.
     pub scratch_used: u32,
+    /// u64 bytes `alloca()` allocated in the current clause (each rounded up to 8).
+    pub alloca_used: u32,
     /// u64 fault code, value, DIF offset (−1 when outside code) and action index of the
     /// fault being reported.
     pub fault_code: u32,
@@ -888,6 +890,7 @@ impl StateLayout {
         };
         let nesting = word();
         let scratch_used = word();
+        let alloca_used = word();
         let fault_code = word();
         let fault_value = word();
         let fault_offset = word();
@@ -959,6 +962,7 @@ impl StateLayout {
         Ok(StateLayout {
             nesting,
             scratch_used,
+            alloca_used,
             fault_code,
             fault_value,
             fault_offset,

@@ -18,8 +18,10 @@ pub const MAX_PER_CPU_VALUE_SIZE: u32 = 32 * 1024;
 pub struct LayoutOptions {
     /// `strsize`: bytes of a string, NUL included (at least 2).
     pub strsize: u32,
-    /// `scratchsize`: scratch bytes per clause execution.
+    /// Scratch bytes per clause execution, for strings and `alloca()` together.
     pub scratch_size: u32,
+    /// Bytes `alloca()` may allocate per clause execution (`scratchsize` less 8).
+    pub alloca_size: u64,
     /// `aggsize`: bytes of aggregation space per CPU.
     pub aggregation_size: u64,
     /// `dynvarsize`: bytes of dynamic-variable space.
@@ -55,6 +57,7 @@ impl Default for LayoutOptions {
         LayoutOptions {
             strsize: 256,
             scratch_size: 64 * 1024,
+            alloca_size: 256,
             aggregation_size: 4 << 20,
             dynamic_variable_size: 1 << 20,
             speculation_count: 1,

@@ -29,6 +29,7 @@ mod pt_regs {
     pub const ORIG_AX: i16 = 120;
     pub const IP: i16 = 128;
     pub const CS: i16 = 136;
+    pub const SP: i16 = 152;
 }
 
 /// Emits the code that fills the work area's argument words named in `used` (see
@@ -113,11 +114,40 @@ pub fn emit_argument_loading(
                         code.store_state(argument_word(layout, index as u32), Reg::R0);
                     }
                 }
+                let user_stack = matches!(context, ContextKind::Uprobe { .. });
+                load_stack_arguments(code, layout, used, user_stack);
             }
         }
         ContextKind::DtraceMarker => {}
     }
     Ok(())
+}
+
+/// At a function's first instruction, the x86_64 calling convention's arguments after
+/// the sixth (`arg6`…`arg9`): the stack words above the return address, read with one
+/// helper call into the wanted argument words (a failed read leaves them 0).
+fn load_stack_arguments(
+    code: &mut ProgramCode,
+    layout: &ProgramLayout,
+    used: u16,
+    user_stack: bool,
+) {
+    let stacked: Vec<u32> = (6..10).filter(|index| used & (1 << index) != 0).collect();
+    let (Some(&lowest), Some(&highest)) = (stacked.first(), stacked.last()) else {
+        return;
+    };
+    code.emit(Insn::ldx_mem(MemSize::DW, Reg::R3, CONTEXT, pt_regs::SP));
+    code.emit(Insn::add64_imm(Reg::R3, (8 * (lowest - 5)) as i32));
+    code.state_pointer(Reg::R1, argument_word(layout, lowest));
+    code.emit(Insn::mov64_imm(
+        Reg::R2,
+        (8 * (highest - lowest + 1)) as i32,
+    ));
+    code.call(if user_stack {
+        Helper::ProbeReadUser
+    } else {
+        Helper::ProbeReadKernel
+    });
 }
 
 /// The words of the work area's argument `index`.

@@ -13,7 +13,7 @@ use super::code::{FaultSite, FaultValue, ProgramCode};
 use super::error::TranslateError;
 use super::memory::{
     allocate_scratch, copy_extent_into_scratch, load_memory, read_string, scratch_address,
-    writable_scratch, Access, ScratchSize, StringDestination, WriteSize,
+    writable_store_target, Access, ScratchSize, StringDestination,
 };
 use super::registers::{CONDITION_LEFT, CONDITION_RIGHT, SAVED_0, SAVED_1, SPILL_0};
 use super::strings::compare_strings;
@@ -405,7 +405,7 @@ fn translate_store(
             site,
         );
     }
-    writable_scratch(code, cx, SAVED_1, WriteSize::Constant(size), SAVED_0, site);
+    writable_store_target(code, cx, SAVED_1, size, SAVED_0, site);
     code.load_dif(Reg::R0, r1);
     let memory_size = MemSize::from_bytes(size as usize).unwrap_or(MemSize::DW);
     code.emit(Insn::stx_mem(memory_size, SAVED_0, Reg::R0, 0));

@@ -520,6 +520,55 @@ pub fn writable_scratch(
     code.emit(Insn::alu64_reg(AluOp::Add, dst, Reg::R1));
 }
 
+/// Sets `dst` (r8 or r9) to a writable pointer to the `size` bytes a DIF store
+/// (`stb`…`stx`) at the DIF address in `address` (r8 or r9) writes: allocated scratch
+/// ([`writable_scratch`]), or the storage of the global variables in the globals value
+/// (global variables kept in memory, which `&x` and scalar arrays point into; never the
+/// engine's own words before them). Faults with `invalid address` otherwise. Clobbers
+/// r1–r3.
+pub fn writable_store_target(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    address: Reg,
+    size: u32,
+    dst: Reg,
+    site: FaultSite,
+) {
+    let globals = &cx.layout().globals;
+    let variables_start = globals
+        .variables
+        .values()
+        .map(|slot| slot.offset)
+        .min()
+        .unwrap_or(globals.size);
+    let last_start = globals.size.saturating_sub(size);
+    let not_globals = code.label();
+    let done = code.label();
+    code.emit(Insn::mov64_reg(Reg::R1, address));
+    code.emit(Insn::alu64_imm(AluOp::Rsh, Reg::R1, 32));
+    code.emit(Insn::mov32_imm(Reg::R2, tag_high(TAG_GLOBALS)));
+    code.asm
+        .jmp_reg_to(JmpOp::Ne, Reg::R1, Reg::R2, not_globals);
+    code.emit(Insn::mov32_reg(Reg::R1, address));
+    for (op, bound) in [(JmpOp::Lt, variables_start), (JmpOp::Gt, last_start)] {
+        code.fault_if_imm(
+            cx.fault_exit,
+            op,
+            Reg::R1,
+            bound as i32,
+            FaultCode::BadAddress,
+            FaultValue::Register(address),
+            site,
+        );
+    }
+    code.globals_pointer(dst, 0);
+    code.emit(Insn::alu64_reg(AluOp::Add, dst, Reg::R1));
+    code.asm.ja_to(done);
+    code.bind(not_globals);
+    writable_scratch(code, cx, address, WriteSize::Constant(size), dst, site);
+    code.bind(done);
+}
+
 /// The tagged areas and their sizes.
 fn tagged_areas(layout: &ProgramLayout) -> Vec<TaggedArea> {
     let state = &layout.state;

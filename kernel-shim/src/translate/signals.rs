@@ -12,7 +12,11 @@ use crate::ebpf::{Helper, Insn, JmpOp, MemSize, Reg};
 
 /// `raise(sig)`, the signal number being the action's first value. The helper fails
 /// (and nothing is sent) when the probe fired in a kernel thread, which has no
-/// signals to take, as DTrace's raise() does nothing there either.
+/// signals to take, as DTrace's raise() does nothing there either. From a probe that
+/// fires in interrupt context (profile and tick probes, from the CPU clock's timer)
+/// the kernel queues the signal for the interrupted thread, which takes it on its way
+/// back to user mode; system-call, pid and profile probes are checked live in
+/// tests/kernel_destructive.rs.
 pub fn raise_signal(code: &mut ProgramCode, cx: &StatementContext<'_>) {
     let nothing_to_send = code.label();
     code.emit(Insn::ldx_mem(MemSize::DW, Reg::R1, Reg::FP, FIRST_VALUE));

@@ -160,6 +160,7 @@ fn emit_clause_start(
         code.asm.jmp_imm_to(JmpOp::Ne, Reg::R1, 0, end);
     }
     code.store_state_imm(state.scratch_used, 0);
+    code.store_state_imm(state.alloca_used, 0);
     code.store_state_imm(state.destination, 0);
     code.store_state_imm(state.commits, 0);
     if statement_reads(

@@ -346,6 +346,33 @@ fn call_search_subroutine(
     Ok(Called::WithResult)
 }
 
+/// Charges `alloca(n)` (n in r0) to the clause's alloca space, rounded up to 8 bytes,
+/// faulting with `out of scratch space` past `alloca_size` as the interpreter does.
+/// Clobbers r1 and r2.
+fn charge_alloca(code: &mut ProgramCode, cx: &StatementContext<'_>, site: FaultSite) {
+    let limit = cx.layout().options.alloca_size.min(i32::MAX as u64) as i32;
+    let used = cx.layout().state.alloca_used;
+    let out_of_space = |code: &mut ProgramCode, register: Reg| {
+        code.fault_if_imm(
+            cx.fault_exit,
+            JmpOp::Gt,
+            register,
+            limit,
+            FaultCode::NoScratch,
+            FaultValue::Constant(0),
+            site,
+        )
+    };
+    out_of_space(code, Reg::R0);
+    code.emit(Insn::mov64_reg(Reg::R1, Reg::R0));
+    code.emit(Insn::add64_imm(Reg::R1, 7));
+    code.emit(Insn::alu64_imm(AluOp::And, Reg::R1, -8));
+    code.load_state(Reg::R2, used);
+    code.emit(Insn::alu64_reg(AluOp::Add, Reg::R2, Reg::R1));
+    out_of_space(code, Reg::R2);
+    code.store_state(used, Reg::R2);
+}
+
 /// The subroutines that allocate scratch or copy memory into it.
 fn call_memory_subroutine(
     code: &mut ProgramCode,
@@ -359,6 +386,7 @@ fn call_memory_subroutine(
         subroutine::ALLOCA => {
             argument(code, cx.layout(), Reg::R0, 0);
             code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_0));
+            charge_alloca(code, cx, site);
             allocate_scratch(code, cx, ScratchSize::Slot(SPILL_0), site);
             code.emit(Insn::mov64_reg(Reg::R1, Reg::R0));
             scratch_address(code, Reg::R0, Reg::R1);
