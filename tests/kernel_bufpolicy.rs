@@ -340,8 +340,10 @@ fn a_buffer_smaller_than_a_page_takes_bufsize_bytes_per_switch_interval() {
     if DTRACE.must_skip() {
         return;
     }
-    // 32-byte records every millisecond into a 32-byte buffer read twice a second: about
-    // one record per read gets through, the others are drops.
+    // 32-byte records every millisecond into a 32-byte buffer: one record per read gets
+    // through, the others are drops. The session reads at most every 50 ms while it
+    // watches a -c process (and at switchrate otherwise), so 2 seconds allow at most
+    // about 40 reads, where 2,000 records fired.
     let outcome = DTRACE.run(&[
         "-q",
         "-b",
@@ -361,7 +363,7 @@ fn a_buffer_smaller_than_a_page_takes_bufsize_bytes_per_switch_interval() {
         .count();
     let drops: u64 = drops_per_cpu(&outcome.stderr).values().sum();
     assert!(
-        (2..=12).contains(&records),
+        (2..=60).contains(&records),
         "{records} records in 2 seconds; stderr {:?}",
         outcome.stderr
     );
