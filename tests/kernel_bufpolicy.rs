@@ -396,3 +396,29 @@ fn a_buffer_of_whole_pages_holds_exactly_bufsize_bytes_on_both_engines() {
         numbers.len()
     );
 }
+
+#[test]
+fn error_probe_records_take_room_in_a_small_buffer_on_both_engines() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    // 48 bytes hold two records and the ERROR clause's; the fault's own report and the
+    // last BEGIN record find the buffer full and are drops.
+    let program = "BEGIN { printf(\"%d\\n\", i++); }\n\
+                   BEGIN { printf(\"%d\\n\", i++); }\n\
+                   BEGIN { *(int *)0 = 1; }\n\
+                   ERROR { printf(\"error %d\\n\", i++); }\n\
+                   BEGIN { printf(\"%d\\n\", i++); }\n\
+                   END { printf(\"end\\n\"); }\n";
+    let outcomes = both_engines_on_first_cpu(
+        "small-error",
+        program,
+        &["-b", "48", "-x", "droptags", "-c", "sleep 0.3"],
+    );
+    assert_engines_agree(&outcomes);
+    assert_eq!(outcomes[1].stdout, "0\n1\nerror 2\nend\n\n");
+    assert_eq!(
+        outcomes[1].stderr,
+        "dtrace: [DTRACEDROP_PRINCIPAL] 2 drops on CPU 0\n"
+    );
+}
