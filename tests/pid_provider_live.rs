@@ -200,3 +200,40 @@ fn listing_with_a_command_lists_its_pid_probes() {
         listing.stdout
     );
 }
+
+/// A program whose `work` forks: the child returns from `work` too, then exits.
+const FORKING_PROGRAM: &str = r#"
+#include <unistd.h>
+#include <sys/wait.h>
+__attribute__((noinline)) int work(void) { return fork(); }
+int main(void) { int child = work(); if (child == 0) _exit(0); waitpid(child, 0, 0); return 0; }
+"#;
+
+#[test]
+fn return_probes_fire_in_the_traced_process_only_not_in_its_fork_child() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    let scratch = ScratchDirectory::new("pid-provider-fork");
+    let source = scratch.write("forker.c", FORKING_PROGRAM);
+    let binary = scratch.path("forker");
+    if !Command::new("cc")
+        .arg("-o")
+        .arg(&binary)
+        .arg(&source)
+        .status()
+        .is_ok_and(|status| status.success())
+    {
+        println!("skipping: no working C compiler");
+        return;
+    }
+    let outcome = DTRACE.run(&[
+        "-q",
+        "-n",
+        "pid$target:a.out:work:return { printf(\"%d %d\\n\", pid == $target, arg1 != 0); }",
+        "-c",
+        &binary.display().to_string(),
+    ]);
+    assert_eq!(outcome.status, Some(0), "{}", outcome.stderr);
+    assert_eq!(outcome.stdout, "1 1\n\n");
+}

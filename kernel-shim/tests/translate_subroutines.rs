@@ -242,7 +242,10 @@ fn register_reads_load_for_every_context() {
         ContextKind::Kprobe {
             return_probe: false,
         },
-        ContextKind::Uprobe { return_probe: true },
+        ContextKind::Uprobe {
+            return_probe: true,
+            process: None,
+        },
         ContextKind::PerfEvent,
         ContextKind::DtraceMarker,
         ContextKind::Tracepoint { fields: Vec::new() },

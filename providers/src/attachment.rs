@@ -122,6 +122,7 @@ pub fn probe_plan(probe: &ProbeEntry) -> Result<Option<ProbePlan>, String> {
         } => targets(
             ContextKind::Uprobe {
                 return_probe: *is_return,
+                process: *pid,
             },
             sites
                 .iter()

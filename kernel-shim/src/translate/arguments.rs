@@ -1,6 +1,7 @@
 //! The code that copies the probe's arguments from `ctx` into the work area when the
 //! program starts (so that `argN` and `args[i]` with a run-time index read them from one
-//! place), and the system-call filter of a syscall context.
+//! place), the system-call filter of a syscall context and the process filter of a
+//! pid provider probe.
 //!
 //! Only the arguments some clause of the probe reads are copied (see
 //! `context::arguments_read`): every firing pays for the copy, and a system call's
@@ -93,34 +94,59 @@ pub fn emit_argument_loading(
             code.store_state(argument_word(layout, 1), Reg::R0);
             code.bind(done);
         }
-        ContextKind::Uprobe { return_probe } | ContextKind::Kprobe { return_probe } => {
-            if *return_probe {
-                if wanted(1) {
-                    code.emit(Insn::ldx_mem(MemSize::DW, Reg::R0, CONTEXT, pt_regs::AX));
-                    code.store_state(argument_word(layout, 1), Reg::R0);
-                }
-            } else {
-                let registers = [
-                    pt_regs::DI,
-                    pt_regs::SI,
-                    pt_regs::DX,
-                    pt_regs::CX,
-                    pt_regs::R8,
-                    pt_regs::R9,
-                ];
-                for (index, offset) in registers.iter().enumerate() {
-                    if wanted(index as u32) {
-                        code.emit(Insn::ldx_mem(MemSize::DW, Reg::R0, CONTEXT, *offset));
-                        code.store_state(argument_word(layout, index as u32), Reg::R0);
-                    }
-                }
-                let user_stack = matches!(context, ContextKind::Uprobe { .. });
-                load_stack_arguments(code, layout, used, user_stack);
+        ContextKind::Uprobe {
+            return_probe,
+            process,
+        } => {
+            if let Some(process) = process {
+                code.call(Helper::GetCurrentPidTgid);
+                code.emit(Insn::alu64_imm(AluOp::Rsh, Reg::R0, 32));
+                code.asm
+                    .jmp_imm_to(JmpOp::Ne, Reg::R0, *process as i32, skip);
             }
+            load_function_arguments(code, layout, *return_probe, used, Helper::ProbeReadUser);
+        }
+        ContextKind::Kprobe { return_probe } => {
+            load_function_arguments(code, layout, *return_probe, used, Helper::ProbeReadKernel);
         }
         ContextKind::DtraceMarker => {}
     }
     Ok(())
+}
+
+/// A function boundary's wanted arguments from `pt_regs`: at a return, `arg1` is the
+/// return value; at an entry, the x86_64 calling convention's registers and then the
+/// stack, read with `read_stack` (the user or kernel memory read helper).
+fn load_function_arguments(
+    code: &mut ProgramCode,
+    layout: &ProgramLayout,
+    return_probe: bool,
+    used: u16,
+    read_stack: Helper,
+) {
+    let wanted = |index: u32| used & (1 << index) != 0;
+    if return_probe {
+        if wanted(1) {
+            code.emit(Insn::ldx_mem(MemSize::DW, Reg::R0, CONTEXT, pt_regs::AX));
+            code.store_state(argument_word(layout, 1), Reg::R0);
+        }
+        return;
+    }
+    let registers = [
+        pt_regs::DI,
+        pt_regs::SI,
+        pt_regs::DX,
+        pt_regs::CX,
+        pt_regs::R8,
+        pt_regs::R9,
+    ];
+    for (index, offset) in registers.iter().enumerate() {
+        if wanted(index as u32) {
+            code.emit(Insn::ldx_mem(MemSize::DW, Reg::R0, CONTEXT, *offset));
+            code.store_state(argument_word(layout, index as u32), Reg::R0);
+        }
+    }
+    load_stack_arguments(code, layout, used, read_stack);
 }
 
 /// At a function's first instruction, the x86_64 calling convention's arguments after
@@ -130,7 +156,7 @@ fn load_stack_arguments(
     code: &mut ProgramCode,
     layout: &ProgramLayout,
     used: u16,
-    user_stack: bool,
+    read_stack: Helper,
 ) {
     let stacked: Vec<u32> = (6..10).filter(|index| used & (1 << index) != 0).collect();
     let (Some(&lowest), Some(&highest)) = (stacked.first(), stacked.last()) else {
@@ -143,11 +169,7 @@ fn load_stack_arguments(
         Reg::R2,
         (8 * (highest - lowest + 1)) as i32,
     ));
-    code.call(if user_stack {
-        Helper::ProbeReadUser
-    } else {
-        Helper::ProbeReadKernel
-    });
+    code.call(read_stack);
 }
 
 /// The words of the work area's argument `index`.

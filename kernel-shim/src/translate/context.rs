@@ -61,9 +61,15 @@ pub enum ContextKind {
     /// A perf event (profile, tick): `arg0` is the kernel PC, `arg1` the user PC (each 0
     /// when the sample hit the other mode).
     PerfEvent,
-    /// A uprobe (`ctx` is `pt_regs`): arguments in `di`, `si`, `dx`, `cx`, `r8`, `r9`.
-    /// For a uretprobe `arg0` is 0 and `arg1` the return value (`ax`).
-    Uprobe { return_probe: bool },
+    /// A uprobe (`ctx` is `pt_regs`): arguments in `di`, `si`, `dx`, `cx`, `r8`, `r9`,
+    /// then the stack. For a uretprobe `arg0` is 0 and `arg1` the return value (`ax`).
+    /// With `process` set (a pid provider probe), other processes are ignored: the
+    /// kernel's per-process filter does not cover a uretprobe returning in a child that
+    /// `fork` created while the function ran.
+    Uprobe {
+        return_probe: bool,
+        process: Option<u32>,
+    },
     /// A kprobe or kretprobe (fbt on kernels that allow kprobes): as a uprobe, with
     /// kernel registers.
     Kprobe { return_probe: bool },
