@@ -3,7 +3,8 @@
 //! whose buckets add up to the calls made, `min()`/`max()`/`count()` after `clear()`
 //! agreeing with the reference interpreter, and a million distinct keys that are either
 //! all printed or accounted for by aggregation drops, and `execname` keys and records that
-//! hold the longest task name whole in their 16 bytes.
+//! hold the longest task name whole in their 16 bytes, and `lquantize()` histograms too
+//! large for one kernel map value (kept in parts) that count every value.
 //!
 //! These tests trace the running machine, so each one first checks that it may (root and a
 //! working `dtrace -n 'BEGIN { exit(0); }'`) and otherwise prints `skipping: <reason>` and
@@ -540,4 +541,59 @@ fn a_million_distinct_keys_beyond_aggsize_are_reported_as_drops() {
     // A full map takes no new entries: the first keys are the ones kept.
     assert_eq!((keys.len(), drops), (100_824, 1_000_000 - 100_824));
     assert_eq!(keys.last(), Some(&(100_824 - 1)));
+}
+
+/// The non-zero rows of every `lquantize` histogram in `text`, as (bucket value, count),
+/// one map per histogram in order.
+fn histogram_rows(text: &str) -> Vec<BTreeMap<i64, u64>> {
+    let mut histograms: Vec<BTreeMap<i64, u64>> = Vec::new();
+    for line in text.lines() {
+        if line.trim_start().starts_with("value") {
+            histograms.push(BTreeMap::new());
+            continue;
+        }
+        let Some((value, rest)) = line.split_once('|') else {
+            continue;
+        };
+        let (Ok(value), Some(Ok(count))) = (
+            value.trim().parse::<i64>(),
+            rest.split_whitespace().last().map(str::parse::<u64>),
+        ) else {
+            continue;
+        };
+        if count > 0 {
+            if let Some(histogram) = histograms.last_mut() {
+                histogram.insert(value, count);
+            }
+        }
+    }
+    histograms
+}
+
+#[test]
+fn lquantize_with_ten_thousand_levels_counts_every_value() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    // 10,002 buckets need 80k per CPU and key, more than a kernel per-CPU value holds:
+    // the histogram is kept in parts. tick-1ms fires on one CPU, so the values are
+    // i * 7919 % 100000 for i from 0 to CALLS - 1 exactly; the run spans several
+    // aggregation snapshots.
+    const CALLS: i64 = 1500;
+    let program = format!(
+        "int i; tick-1ms {{ @h[i % 2] = lquantize(i * 7919 % 100000, 0, 100000, 10); i++; }}
+         tick-1ms /i == {CALLS}/ {{ exit(0); }}"
+    );
+    let scratch = common::live::ScratchDirectory::new("lquantize-parts");
+    let script = scratch.write("histogram.d", &program);
+    let outcome = DTRACE.run(&["-q", "-s", &script.to_string_lossy()]);
+    assert_eq!(outcome.status, Some(0), "stderr {:?}", outcome.stderr);
+    let mut expected = vec![BTreeMap::new(), BTreeMap::new()];
+    for i in 0..CALLS {
+        let value = i * 7919 % 100_000;
+        *expected[(i % 2) as usize]
+            .entry(value / 10 * 10)
+            .or_insert(0u64) += 1;
+    }
+    assert_eq!(histogram_rows(&outcome.stdout), expected);
 }

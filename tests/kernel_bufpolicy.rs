@@ -6,7 +6,9 @@
 //! pins itself to one CPU (so that every record lands in one CPU's buffer and the
 //! sequence numbers printed must be consecutive), makes argv[1] getppid() calls, sleeps
 //! argv[2] seconds, and then creates the file argv[3] (when given) just before it exits.
-//! The user-space engine's tests need no privileges.
+//! The user-space engine's tests need no privileges. The tests of buffers smaller than a
+//! page (where the kernel engine's programs count the buffer's bytes themselves) run the
+//! same BEGIN programs on both engines, bound to CPU 0, and compare what they print.
 
 mod common;
 
@@ -243,4 +245,180 @@ fn vm_engine_ring_keeps_the_last_records() {
     let expected: Vec<u64> = (VM_CLAUSES - 254..VM_CLAUSES).collect();
     assert_eq!(numbers, expected);
     assert!(drops_per_cpu(&stderr).is_empty(), "{stderr:?}");
+}
+
+/// Runs `program` (a script written to a scratch directory) bound to CPU 0 on both
+/// engines with `arguments`, and returns each engine's outcome, user-space engine first.
+fn both_engines_on_first_cpu(
+    test_name: &str,
+    program: &str,
+    arguments: &[&str],
+) -> [LiveOutcome; 2] {
+    let scratch = ScratchDirectory::new(test_name);
+    let script = scratch.write("program.d", program);
+    let script = script.to_string_lossy().into_owned();
+    ["engine=vm", "engine=kernel"].map(|engine| {
+        let mut all = vec!["-q", "-x", engine];
+        all.extend_from_slice(arguments);
+        all.extend_from_slice(&["-s", &script]);
+        DTRACE.run_on_first_cpu(&all)
+    })
+}
+
+/// Checks that both engines exited with 0 and printed the same stdout and stderr.
+fn assert_engines_agree(outcomes: &[LiveOutcome; 2]) {
+    let [vm, kernel] = outcomes;
+    assert_eq!(vm.status, Some(0), "vm stderr {:?}", vm.stderr);
+    assert_eq!(kernel.status, Some(0), "kernel stderr {:?}", kernel.stderr);
+    assert_eq!(kernel.stdout, vm.stdout, "stdout differs");
+    assert_eq!(kernel.stderr, vm.stderr, "stderr differs");
+}
+
+/// Ten BEGIN records of 16 bytes, exit() and END's record, in a 64-byte buffer.
+const SMALL_BUFFER: &[&str] = &["-b", "64"];
+
+#[test]
+fn a_buffer_smaller_than_a_page_fills_at_bufsize_under_fill_on_both_engines() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    let mut arguments = SMALL_BUFFER.to_vec();
+    arguments.extend_from_slice(&["-x", "bufpolicy=fill"]);
+    let outcomes = both_engines_on_first_cpu("small-fill", &begin_sequence_program(10), &arguments);
+    assert_engines_agree(&outcomes);
+    // 64 bytes hold four records; the other six and exit()'s are dropped, and the full
+    // buffer stops tracing; END still has room.
+    assert_eq!(sequence_before_end(&outcomes[1].stdout), [0, 1, 2, 3]);
+    assert_eq!(
+        drops_per_cpu(&outcomes[1].stderr),
+        [(0, 7)].into_iter().collect(),
+        "{:?}",
+        outcomes[1].stderr
+    );
+}
+
+#[test]
+fn a_buffer_smaller_than_a_page_keeps_its_last_records_under_ring_on_both_engines() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    let mut arguments = SMALL_BUFFER.to_vec();
+    arguments.extend_from_slice(&["-x", "bufpolicy=ring"]);
+    let outcomes = both_engines_on_first_cpu("small-ring", &begin_sequence_program(10), &arguments);
+    assert_engines_agree(&outcomes);
+    // The ring's 64 bytes end with exit()'s record and END's: two sequence records fit.
+    assert_eq!(sequence_before_end(&outcomes[1].stdout), [8, 9]);
+    assert!(outcomes[1].stderr.is_empty(), "{:?}", outcomes[1].stderr);
+}
+
+#[test]
+fn a_buffer_smaller_than_a_page_drops_past_bufsize_under_switch_on_both_engines() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    // No exit(): its record would be dropped too. The clause whose predicate is false
+    // is dropped all the same, as DTrace reserves a record's room before the predicate.
+    let mut program = String::new();
+    for _ in 0..6 {
+        program.push_str("BEGIN { printf(\"%d\\n\", i++); }\n");
+    }
+    program.push_str("BEGIN /i == 1000/ { printf(\"never\\n\"); }\n");
+    program.push_str("END { printf(\"end\\n\"); }\n");
+    let mut arguments = SMALL_BUFFER.to_vec();
+    arguments.extend_from_slice(&["-x", "droptags", "-c", "sleep 0.5"]);
+    let outcomes = both_engines_on_first_cpu("small-switch", &program, &arguments);
+    assert_engines_agree(&outcomes);
+    assert_eq!(sequence_before_end(&outcomes[1].stdout), [0, 1, 2, 3]);
+    assert_eq!(
+        outcomes[1].stderr, "dtrace: [DTRACEDROP_PRINCIPAL] 3 drops on CPU 0\n",
+        "stderr"
+    );
+}
+
+#[test]
+fn a_buffer_smaller_than_a_page_takes_bufsize_bytes_per_switch_interval() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    // 32-byte records every millisecond into a 32-byte buffer: one record per read gets
+    // through, the others are drops. The session reads at most every 50 ms while it
+    // watches a -c process (and at switchrate otherwise), so 2 seconds allow at most
+    // about 40 reads, where 2,000 records fired.
+    let outcome = DTRACE.run(&[
+        "-q",
+        "-b",
+        "32",
+        "-x",
+        "switchrate=2hz",
+        "-n",
+        "tick-1ms { printf(\"%d %d %d\\n\", 1, 2, 3); }",
+        "-c",
+        "sleep 2",
+    ]);
+    assert_eq!(outcome.status, Some(0), "stderr {:?}", outcome.stderr);
+    let records = outcome
+        .stdout
+        .lines()
+        .filter(|line| *line == "1 2 3")
+        .count();
+    let drops: u64 = drops_per_cpu(&outcome.stderr).values().sum();
+    assert!(
+        (2..=60).contains(&records),
+        "{records} records in 2 seconds; stderr {:?}",
+        outcome.stderr
+    );
+    assert!(drops >= 1000, "{drops} drops; stderr {:?}", outcome.stderr);
+}
+
+#[test]
+fn a_buffer_of_whole_pages_holds_exactly_bufsize_bytes_on_both_engines() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    // Records of a sequence number and an empty string (strsize bytes), so that a few
+    // clauses fill 4k. The perf ring also holds each sample's header: only the programs'
+    // own count makes 4k hold as many records as the user-space engine's buffer.
+    let mut program = String::new();
+    for _ in 0..40 {
+        program.push_str("BEGIN { printf(\"%d\\n%s\", i++, \"\"); }\n");
+    }
+    program.push_str("BEGIN { exit(0); }\nEND { printf(\"end\\n\"); }\n");
+    let outcomes = both_engines_on_first_cpu(
+        "pages-fill",
+        &program,
+        &["-b", "4k", "-x", "bufpolicy=fill"],
+    );
+    assert_engines_agree(&outcomes);
+    let numbers = sequence_before_end(&outcomes[1].stdout);
+    assert!(
+        (10..40).contains(&numbers.len()),
+        "{} records",
+        numbers.len()
+    );
+}
+
+#[test]
+fn error_probe_records_take_room_in_a_small_buffer_on_both_engines() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    // 48 bytes hold two records and the ERROR clause's; the fault's own report and the
+    // last BEGIN record find the buffer full and are drops.
+    let program = "BEGIN { printf(\"%d\\n\", i++); }\n\
+                   BEGIN { printf(\"%d\\n\", i++); }\n\
+                   BEGIN { *(int *)0 = 1; }\n\
+                   ERROR { printf(\"error %d\\n\", i++); }\n\
+                   BEGIN { printf(\"%d\\n\", i++); }\n\
+                   END { printf(\"end\\n\"); }\n";
+    let outcomes = both_engines_on_first_cpu(
+        "small-error",
+        program,
+        &["-b", "48", "-x", "droptags", "-c", "sleep 0.3"],
+    );
+    assert_engines_agree(&outcomes);
+    assert_eq!(outcomes[1].stdout, "0\n1\nerror 2\nend\n\n");
+    assert_eq!(
+        outcomes[1].stderr,
+        "dtrace: [DTRACEDROP_PRINCIPAL] 2 drops on CPU 0\n"
+    );
 }

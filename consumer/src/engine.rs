@@ -153,16 +153,12 @@ impl VirtualMachineEngine {
             let ring = self.ring.entry(cpu).or_default();
             ring.extend_from_slice(&records);
             let excess = ring.len() as u64 - self.buffer_size.min(ring.len() as u64);
-            let sizes = &self.record_sizes;
-            let cut = oldest_records_length(ring, excess, |epid| sizes.record_length(epid));
+            let cut = self.record_sizes.oldest_records_length(ring, excess);
             ring.drain(..cut);
         }
     }
 }
 
-/// The length of the shortest run of whole records at the start of `records` that is at
-/// least `at_least` bytes long; all of `records` when a record's EPID is unknown or the
-/// records run out first.
 /// Sends what `raise()` or `stop()` asked for. The interpreter's probes (BEGIN, END,
 /// ERROR) fire in the consumer's own thread, so that thread and process are the firing
 /// ones, as they are for the kernel engine, whose BEGIN and END are uprobes on dtrace.
@@ -179,27 +175,6 @@ fn send_signal(request: SignalRequest) {
             }
         }
     }
-}
-
-fn oldest_records_length(
-    records: &[u8],
-    at_least: u64,
-    record_length: impl Fn(u32) -> Option<usize>,
-) -> usize {
-    let mut length = 0usize;
-    while (length as u64) < at_least {
-        let epid = records
-            .get(length..length + 4)
-            .and_then(|bytes| bytes.try_into().ok())
-            .map(u32::from_le_bytes);
-        match epid.and_then(&record_length) {
-            Some(record_length) if length + record_length <= records.len() => {
-                length += record_length;
-            }
-            _ => return records.len(),
-        }
-    }
-    length
 }
 
 impl TracingEngine for VirtualMachineEngine {
@@ -267,43 +242,5 @@ impl TracingEngine for VirtualMachineEngine {
 
     fn drops(&self) -> DropCounters {
         self.engine.drops()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn oldest_whole_records_are_cut_first() {
-        // EPID 1 records are 16 bytes long, EPID 2 records 8; EPID 3 is unknown.
-        let lengths: std::collections::HashMap<u32, usize> =
-            [(1, 16), (2, 8)].into_iter().collect();
-        let lengths = |epid: u32| lengths.get(&epid).copied();
-        let record = |epid: u32, length: usize| {
-            let mut bytes = epid.to_le_bytes().to_vec();
-            bytes.resize(length, 0);
-            bytes
-        };
-        let records = [record(1, 16), record(2, 8), record(1, 16)].concat();
-        // Cases: bytes that must go, bytes cut.
-        let cases = [
-            (0, 0),
-            (1, 16),
-            (16, 16),
-            (17, 24),
-            (24, 24),
-            (25, 40),
-            (40, 40),
-        ];
-        for (at_least, expected) in cases {
-            assert_eq!(
-                oldest_records_length(&records, at_least, lengths),
-                expected,
-                "{at_least}"
-            );
-        }
-        let unknown = [record(3, 8), record(1, 16)].concat();
-        assert_eq!(oldest_records_length(&unknown, 1, lengths), unknown.len());
     }
 }

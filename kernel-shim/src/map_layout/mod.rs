@@ -12,7 +12,7 @@
 //! | `state` | `ARRAY` | u32 CPU number | [`StateLayout`]: one per-CPU work area | possible CPUs |
 //! | `globals` | `ARRAY` | u32 0 | [`GlobalsLayout`]: exit flag, wall-clock offset, speculation states, global variables | 1 |
 //! | `constants` | `ARRAY`, read-only for programs | u32 0 | every DIFO's string table, back to back | 1 |
-//! | `counters` | `PERCPU_ARRAY` | u32 0 | [`COUNTER_COUNT`] u64 counters, indexed by the `COUNTER_*` constants | 1 |
+//! | `counters` | `PERCPU_ARRAY` | u32 0: [`COUNTER_COUNT`] u64 counters, indexed by the `COUNTER_*` constants; u32 [`COUNTERS_KEY_PRINCIPAL_DRAINED`]: the consumer's count of principal bytes read | the counters | 2 |
 //! | `principal` | `PERF_EVENT_ARRAY` | u32 CPU | the CPU's `BPF_OUTPUT` perf event fd | possible CPUs |
 //! | `dynamic` (if the program has thread-locals or associative arrays) | `HASH` | [`DynamicKeyLayout`] | the variable's value | from `dynvarsize` |
 //! | `aggregations` (if the program aggregates) | `PERCPU_HASH` | [`AggregationKeyLayout`] | u64 update count, u64 generation, then the aggregation's words | from `aggsize` |
@@ -37,10 +37,24 @@
 //! record size and stops when fewer than `RECORD_HEADER_SIZE` bytes remain or the EPID
 //! is 0.
 //!
+//! Under the `switch` and `fill` policies, the programs count the principal buffer's
+//! bytes themselves, so that it holds `bufsize` bytes of records as DTrace's per-CPU
+//! buffer does ([`LayoutOptions::principal_buffer_limit`]; the perf ring, a power of two
+//! pages that also holds each sample's header, is made large enough not to fill first): the work area's
+//! `principal_written` is the bytes of records this CPU has written (only the programs,
+//! one at a time per CPU, write it), and the word 0 of this CPU's value under
+//! [`COUNTERS_KEY_PRINCIPAL_DRAINED`] in the counters map is the bytes of records the
+//! consumer has read from this CPU's ring (only the consumer writes it). Their difference
+//! is what the buffer holds; a statement whose record would take it past `bufsize` does
+//! not run (checked before its predicate, where DTrace reserves the room) and counts
+//! [`COUNTER_PRINCIPAL_DROPS`]; a committed speculation that does not fit is dropped and
+//! counted the same way. Under `switch` the consumer reads at every drain, under `fill`
+//! only before END fires (which gives END the room DTrace reserves for it).
+//!
 //! # Aggregations
 //!
 //! An aggregation entry's key is [`AggregationKeyLayout`]: the aggregation id (u32), a
-//! zero u32, then the key tuple encoded exactly as the reference engine encodes it
+//! part number u32 (zero but for split histograms, below), then the key tuple encoded exactly as the reference engine encodes it
 //! (`key_size` bytes of the aggregation, zero-padded to the longest key of the program).
 //! Its value, per CPU, is a u64 count of updates on that CPU, the u64 generation its words
 //! belong to, then the words of `difvm::aggregation::AggregationRule` (same words, same
@@ -61,6 +75,13 @@
 //! `min()` and `max()` therefore see only later values, and the consumer can tell which
 //! generation every CPU's words belong to. The update count is written after the
 //! words, so that a count the consumer reads covers the words it reads after it.
+//!
+//! A histogram of more than [`AGGREGATION_PART_WORDS`] buckets (a large `lquantize`) is
+//! split into parts of that many words, each an entry of its own whose key holds the
+//! part number in the u32 after the aggregation id (0 for every other aggregation). A
+//! program computes the bucket first, then updates the part holding it, created on its
+//! first update; the consumer places each part's change at its offset in the
+//! histogram's words, zeroes elsewhere (histogram words only grow by addition).
 //!
 //! `aggsize` is the aggregation space of one CPU, as in DTrace: the map holds
 //! `aggsize / (AGGREGATION_ENTRY_OVERHEAD + key size + value size)` entries, where the
@@ -145,6 +166,20 @@ pub const COUNTER_NESTING_DROPS: usize = 7;
 pub const COUNTER_FAULTS: usize = 8;
 /// Number of u64 counters in the counters map value.
 pub const COUNTER_COUNT: usize = 9;
+/// Key of the counters map whose per-CPU word 0 is the bytes of records the consumer has
+/// read from that CPU's principal buffer (see the module documentation on records).
+pub const COUNTERS_KEY_PRINCIPAL_DRAINED: u32 = 1;
+
+/// The most words of an aggregating function one aggregation entry holds. A histogram
+/// with more buckets (`lquantize` has up to 65,537) is split into parts of this many
+/// words (see the aggregations section above); the per-CPU value stays far below the
+/// kernel's [`MAX_PER_CPU_VALUE_SIZE`] and the work area's copy of it small.
+pub const AGGREGATION_PART_WORDS: usize = 1024;
+
+/// Whether the words of `rule` are split into parts of [`AGGREGATION_PART_WORDS`].
+pub fn is_split_into_parts(rule: &AggregationRule) -> bool {
+    rule.word_count() > AGGREGATION_PART_WORDS
+}
 
 /// Offset of the generation word in an aggregation value.
 pub const AGGREGATION_GENERATION_OFFSET: u32 = 8;
@@ -224,6 +259,9 @@ pub struct StateLayout {
     pub random: u32,
     /// u64 number of tuple-stack entries.
     pub tuple_count: u32,
+    /// u64 bytes of records this CPU has written to its principal buffer, when the
+    /// programs count them ([`LayoutOptions::principal_buffer_limit`]).
+    pub principal_written: u32,
     /// Tuple stack: `DIF_TUPLE_STACK_DEPTH` entries of (value, size, kind) u64s.
     pub tuples: u32,
     /// u64 `arg0`–`arg9` of the current firing.
@@ -314,7 +352,8 @@ pub struct DynamicKeyLayout {
     pub value_size: u32,
 }
 
-/// The aggregation hash key: u32 aggregation id, u32 zero, `key_size` bytes of key.
+/// The aggregation hash key: u32 aggregation id, u32 part number (0 unless the
+/// aggregation is split into parts), `key_size` bytes of key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AggregationKeyLayout {
     /// Longest aggregation key of the program.
@@ -575,14 +614,9 @@ fn aggregation_layout(
                 reason: error.to_string(),
             }
         })?;
-        let value_size = AGGREGATION_WORDS_OFFSET as u64 + 8 * rule.word_count() as u64;
-        if value_size > MAX_PER_CPU_VALUE_SIZE as u64 {
-            return Err(LayoutError::AggregationTooLarge {
-                aggregation: description.id,
-                size: value_size.min(u32::MAX as u64) as u32,
-            });
-        }
-        longest_value = longest_value.max(value_size as u32);
+        let words_per_entry = rule.word_count().min(AGGREGATION_PART_WORDS);
+        let value_size = AGGREGATION_WORDS_OFFSET + 8 * words_per_entry as u32;
+        longest_value = longest_value.max(value_size);
         longest_key = longest_key.max(round_up(description.key_size as u64, 8) as u32);
         aggregation_rules.insert(description.id, rule);
     }
@@ -747,7 +781,7 @@ impl ProgramLayout {
                 map_type: MapType::PercpuArray,
                 key_size: 4,
                 value_size: (COUNTER_COUNT * 8) as u32,
-                max_entries: 1,
+                max_entries: COUNTERS_KEY_PRINCIPAL_DRAINED + 1,
                 flags: 0,
             },
             MapSpec {
@@ -869,6 +903,7 @@ impl StateLayout {
         let commits = word();
         let random = word();
         let tuple_count = word();
+        let principal_written = word();
         let area = |offset: &mut u32, size: u32| {
             let at = *offset;
             *offset += round_up(size as u64, 8) as u32;
@@ -940,6 +975,7 @@ impl StateLayout {
             commits,
             random,
             tuple_count,
+            principal_written,
             tuples,
             arguments,
             error_arguments,

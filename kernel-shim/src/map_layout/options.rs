@@ -50,6 +50,10 @@ pub struct LayoutOptions {
     /// Offsets in the kernel's dentries and mounts `d_path()` walks; only programs that
     /// call it look them up.
     pub path_offsets: Option<DentryPathOffsets>,
+    /// `bufsize`, when the programs must count the bytes of their principal buffer
+    /// against it: under the `switch` and `fill` policies (see the records section of
+    /// the `map_layout` documentation). None leaves the perf ring as the only limit.
+    pub principal_buffer_limit: Option<u64>,
 }
 
 impl Default for LayoutOptions {
@@ -67,6 +71,7 @@ impl Default for LayoutOptions {
             cpu_chips: Vec::new(),
             per_cpu_base: None,
             path_offsets: None,
+            principal_buffer_limit: None,
         }
     }
 }
@@ -78,8 +83,6 @@ pub enum LayoutError {
     Option { name: &'static str, reason: String },
     /// A key is longer than the kernel allows for hash keys.
     KeyTooLarge { what: String, size: u32 },
-    /// An aggregation value is longer than the kernel allows for per-CPU values.
-    AggregationTooLarge { aggregation: u32, size: u32 },
     /// An aggregation's parameters are unusable.
     InvalidAggregation { aggregation: u32, reason: String },
 }
@@ -91,11 +94,6 @@ impl fmt::Display for LayoutError {
             LayoutError::KeyTooLarge { what, size } => write!(
                 f,
                 "{what} key of {size} bytes exceeds the {MAX_HASH_KEY_SIZE}-byte limit"
-            ),
-            LayoutError::AggregationTooLarge { aggregation, size } => write!(
-                f,
-                "aggregation {aggregation} needs {size} bytes per CPU, more than the kernel's \
-                 {MAX_PER_CPU_VALUE_SIZE}-byte limit"
             ),
             LayoutError::InvalidAggregation {
                 aggregation,

@@ -151,6 +151,32 @@ fn change(rule: &AggregationRule, before: Option<&[i64]>, now: &[i64]) -> Vec<i6
     }
 }
 
+/// Which of its aggregation's words an entry holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryWords {
+    /// All of them.
+    Whole,
+    /// `count` words from word `first` on (a part of a split histogram).
+    Part { first: usize, count: usize },
+}
+
+impl EntryWords {
+    /// The aggregation's `total` words with `words` (this part's) in place, zero
+    /// elsewhere.
+    fn widen(self, words: Vec<i64>, total: usize) -> Vec<i64> {
+        match self {
+            EntryWords::Whole => words,
+            EntryWords::Part { first, .. } => {
+                let mut whole = vec![0; total];
+                for (slot, word) in whole.iter_mut().skip(first).zip(words) {
+                    *slot = word;
+                }
+                whole
+            }
+        }
+    }
+}
+
 /// Per-CPU changes of one entry being merged into one delivery.
 #[derive(Default)]
 struct MergedChange {
@@ -257,7 +283,42 @@ impl AggregationBaseline {
         per_cpu_values: impl IntoIterator<Item = &'v [u8]>,
         delivered: &mut Vec<AggregationEntry>,
     ) {
-        let words = rule.word_count();
+        self.entry_part_change(
+            aggregation,
+            rule,
+            EntryWords::Whole,
+            map_key,
+            key,
+            per_cpu_values,
+            delivered,
+        );
+    }
+
+    /// As [`entry_change`] for an entry holding `part` of the aggregation's words (a
+    /// histogram split into parts, see `map_layout`): the changes are delivered as the
+    /// aggregation's whole words, zero outside the part.
+    ///
+    /// [`entry_change`]: AggregationBaseline::entry_change
+    #[allow(clippy::too_many_arguments)]
+    pub fn entry_part_change<'v>(
+        &mut self,
+        aggregation: u32,
+        rule: &AggregationRule,
+        part: EntryWords,
+        map_key: &[u8],
+        key: &[u8],
+        per_cpu_values: impl IntoIterator<Item = &'v [u8]>,
+        delivered: &mut Vec<AggregationEntry>,
+    ) {
+        let total_words = rule.word_count();
+        let words = match part {
+            EntryWords::Whole => total_words,
+            EntryWords::Part { first, count } if first < total_words => {
+                count.min(total_words - first)
+            }
+            // A part past the histogram's words holds nothing that counts.
+            EntryWords::Part { .. } => return,
+        };
         let keep_per_cpu = self.keep_per_cpu;
         let generational = restarts_on_new_generation(rule);
         let generations = self.generations.entry(aggregation).or_default();
@@ -310,6 +371,7 @@ impl AggregationBaseline {
             if generational && generation < floor {
                 continue;
             }
+            let difference = part.widen(difference, total_words);
             if generational && holding && generation >= current {
                 now_held.add(rule, cpu, difference, keep_per_cpu);
             } else {
@@ -537,6 +599,43 @@ mod tests {
                 value: vec![12],
                 per_cpu: vec![(0, vec![5]), (3, vec![7])],
             }]
+        );
+    }
+
+    #[test]
+    fn parts_of_a_split_histogram_arrive_in_place_in_the_whole_words() {
+        let mut baseline = AggregationBaseline::default();
+        // lquantize(x, 0, 50, 10): 7 buckets, here in parts of 3 words.
+        let rule = AggregationRule::LinearQuantize(
+            difvm::aggregation::LinearQuantization::new(0, 50, 10).expect("histogram"),
+        );
+        let part = |number: usize| EntryWords::Part {
+            first: 3 * number,
+            count: 3,
+        };
+        let mut delivered = Vec::new();
+        let mut deliver = |baseline: &mut AggregationBaseline, number: usize, words: &[i64]| {
+            let map_key = [1, 0, 0, 0, number as u8, 0, 0, 0];
+            let values = [value(1, 0, words)];
+            let values = values.iter().map(Vec::as_slice);
+            baseline.entry_part_change(
+                1,
+                &rule,
+                part(number),
+                &map_key,
+                b"",
+                values,
+                &mut delivered,
+            );
+        };
+        deliver(&mut baseline, 1, &[0, 4, 0]);
+        deliver(&mut baseline, 2, &[2, 9, 9]);
+        deliver(&mut baseline, 3, &[1, 1, 1]);
+        let values: Vec<Vec<i64>> = delivered.iter().map(|entry| entry.value.clone()).collect();
+        // Words past the histogram's 7 are left out; a part wholly past it delivers nothing.
+        assert_eq!(
+            values,
+            [vec![0, 0, 0, 0, 4, 0, 0], vec![0, 0, 0, 0, 0, 0, 2]]
         );
     }
 }

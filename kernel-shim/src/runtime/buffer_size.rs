@@ -2,8 +2,11 @@
 //! the size asked for ([`LoweredSize`], from which the consumer builds dtrace(1)'s notice,
 //! D-REFERENCE.md §11.1).
 //!
-//! A perf ring's data area must be a power of two pages, so `bufsize` is rounded down to
-//! one (and up to a single page when it is smaller than that).
+//! A perf ring's data area must be a power of two pages, so a requested ring size is
+//! rounded down to one (and up to a single page when it is smaller than that). The
+//! session asks for rings of twice `bufsize` rounded up ([`record_ring_size`]): each
+//! record travels in a perf sample whose header and padding take up to as many bytes
+//! again for records of 16 bytes or more, and the programs count `bufsize` themselves.
 
 /// The data-area size of a perf ring for a requested per-CPU buffer size: the largest
 /// power-of-two number of pages that fits in `requested` bytes, at least one page.
@@ -12,6 +15,24 @@ pub fn ring_data_size(requested: u64, page_size: u64) -> u64 {
     let pages = (requested / page_size).max(1);
     let power_of_two_pages = 1u64 << (63 - pages.leading_zeros());
     power_of_two_pages.saturating_mul(page_size)
+}
+
+/// The data-area size of a perf ring that holds `bufsize` bytes of records of 16 bytes
+/// or more, whatever their sample overhead: the smallest power-of-two number of pages
+/// of at least twice `bufsize`.
+pub fn record_ring_size(bufsize: u64, page_size: u64) -> u64 {
+    let page_size = page_size.max(1);
+    let pages = bufsize.saturating_mul(2).div_ceil(page_size).max(1);
+    pages
+        .checked_next_power_of_two()
+        .unwrap_or(1 << 63)
+        .saturating_mul(page_size)
+}
+
+/// The bytes of records a ring of `ring_size` data bytes surely holds (the inverse of
+/// [`record_ring_size`]).
+pub fn bytes_of_records_held(ring_size: u64) -> u64 {
+    ring_size / 2
 }
 
 /// A size option the engine granted smaller than it was asked for; the consumer tells
@@ -60,6 +81,23 @@ mod tests {
         ];
         for (requested, expected) in cases {
             assert_eq!(ring_data_size(requested, 4096), expected, "{requested}");
+        }
+    }
+
+    #[test]
+    fn record_rings_hold_twice_bufsize_in_power_of_two_pages() {
+        let cases = [
+            (32, 4096),
+            (2048, 4096),
+            (2049, 8192),
+            (16 << 10, 32 << 10),
+            (3 << 20, 8 << 20),
+            (4 << 20, 8 << 20),
+            (0, 4096),
+        ];
+        for (bufsize, expected) in cases {
+            assert_eq!(record_ring_size(bufsize, 4096), expected, "{bufsize}");
+            assert!(bytes_of_records_held(expected) >= bufsize, "{bufsize}");
         }
     }
 }

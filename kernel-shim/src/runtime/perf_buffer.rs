@@ -36,7 +36,8 @@ const DATA_TAIL_OFFSET: usize = 1032;
 const DATA_OFFSET_OFFSET: usize = 1040;
 const DATA_SIZE_OFFSET: usize = 1048;
 
-fn page_size() -> usize {
+/// The system's page size, the unit of perf ring sizes.
+pub fn page_size() -> usize {
     // SAFETY: sysconf has no memory-safety preconditions.
     let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
     if size > 0 {
@@ -221,7 +222,7 @@ impl PerfBufferSet {
     }
 
     /// As [`PerfBufferSet::open`], with rings suited to `policy`: overwritable ones for
-    /// `ring`, which wake no reader; the others wake a waiting reader when half full.
+    /// `ring`, which wake no reader; the others wake a waiting reader when a quarter full.
     pub fn open_with_policy(
         map: MapFd,
         requested_size: u64,
@@ -316,9 +317,10 @@ impl PerfBufferSet {
         let mut rings = Vec::new();
         let data_size = usize::try_from(data_size)
             .map_err(|_| SysError::invalid("sizing the principal buffers", "too large"))?;
-        // Wake a waiting reader when a ring is half full; otherwise it reads at its own
+        // Wake a waiting reader when a ring is a quarter full (half of `bufsize`: the
+        // session's rings hold twice that, see `buffer_size`); otherwise it reads at its own
         // pace (`switchrate`).
-        let watermark = u32::try_from(data_size / 2).unwrap_or(u32::MAX);
+        let watermark = u32::try_from(data_size / 4).unwrap_or(u32::MAX);
         let overwritable = policy == BufferPolicy::Ring;
         for cpu in online_cpus()? {
             let event = if overwritable {
@@ -378,7 +380,7 @@ impl PerfBufferSet {
         )
     }
 
-    /// Waits up to `timeout` until some ring is at least half full (or `timeout` passes);
+    /// Waits up to `timeout` until some ring is at least a quarter full (or `timeout` passes);
     /// true when woken by a ring. Interrupted waits return false.
     pub fn wait(&self, timeout: Duration) -> Result<bool, RuntimeError> {
         let mut events = [libc::epoll_event { events: 0, u64: 0 }; 8];

@@ -19,7 +19,14 @@
 //! returns nothing before), as classic DTrace snapshots such buffers only then. `fill`
 //! rings are ordinary perf rings that nobody empties: the first record that does not fit
 //! counts a principal drop, which the consumer sees through `principal_buffer_filled`
-//! and treats as `exit()`. `ring` rings are overwritable.
+//! and treats as `exit()`. `ring` rings are overwritable, and what they hold is trimmed
+//! to the most recent records that fit in `bufsize`.
+//!
+//! A perf ring is a power of two pages and carries each record in a sample with a
+//! header and padding, so it cannot hold exactly `bufsize` bytes of records. The rings
+//! are therefore made large enough for twice `bufsize`, and under `switch` and `fill`
+//! the programs count the bytes of their records against `bufsize` themselves (see
+//! `map_layout`); every read tells them how many bytes it took out.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -31,23 +38,26 @@ use difvm::isa::builtin_variable;
 use difvm::object::{CompiledProgram, EnabledProbe, PROBE_ID_ERROR};
 use difvm::verify::VerifiedProgram;
 
-use super::aggregation_snapshot::AggregationBaseline;
+use super::aggregation_snapshot::{AggregationBaseline, EntryWords};
 use super::artificial_frames::{
     artificial_frames, machinery_functions, MachineryText, KALLSYMS_PATH,
 };
 use super::attach::{attach, AttachTarget, Attachment};
-use super::buffer_size::LoweredSize;
+use super::buffer_size::{bytes_of_records_held, record_ring_size, LoweredSize, SizeOption};
 use super::error::RuntimeError;
 use super::markers::{session_filter_prologue, Marker};
-use super::perf_buffer::{BufferEvent, PerfBufferSet};
+use super::perf_buffer::{page_size, BufferEvent, PerfBufferSet};
 use super::probe_plan::{ProbeInstrumentation, ProbePlan};
 use super::records::append_records;
 use super::syscall_dispatch::SyscallDispatch;
-use crate::map_layout::{program_reads_builtin, LayoutOptions, MapFds, ProgramLayout};
 use crate::map_layout::{
-    COUNTER_AGGREGATION_DROPS, COUNTER_DYNAMIC_DROPS, COUNTER_ERROR_IN_ERROR_PROBE,
-    COUNTER_NESTING_DROPS, COUNTER_PRINCIPAL_DROPS, COUNTER_SPECULATION_BUSY,
-    COUNTER_SPECULATION_UNAVAILABLE, COUNTER_SPECULATIVE_DROPS,
+    is_split_into_parts, program_reads_builtin, LayoutOptions, MapFds, ProgramLayout,
+    AGGREGATION_PART_WORDS,
+};
+use crate::map_layout::{
+    COUNTERS_KEY_PRINCIPAL_DRAINED, COUNTER_AGGREGATION_DROPS, COUNTER_DYNAMIC_DROPS,
+    COUNTER_ERROR_IN_ERROR_PROBE, COUNTER_NESTING_DROPS, COUNTER_PRINCIPAL_DROPS,
+    COUNTER_SPECULATION_BUSY, COUNTER_SPECULATION_UNAVAILABLE, COUNTER_SPECULATIVE_DROPS,
 };
 use crate::sys::{
     bpf_map_create, bpf_prog_load, bpf_raw_tracepoint_open, per_cpu_value_stride,
@@ -111,6 +121,14 @@ pub struct RuntimeSession {
     unexplained_bytes: u64,
     /// Records read before END fired, handed over by the next `take_records`.
     records_before_end: Vec<(u32, Vec<u8>)>,
+    /// `bufsize` as asked for.
+    requested_buffer_size: u64,
+    /// `bufsize` as granted: the bytes of records a principal buffer holds, to which
+    /// the `ring` policy trims each CPU's records.
+    buffer_size: u64,
+    /// The bytes of records read from each CPU's buffer, by possible-CPU index, which
+    /// the programs learn when they count the principal buffer's bytes.
+    principal_drained: Vec<u64>,
     started: bool,
     stopped: bool,
     verifier_logs: Vec<(String, String)>,
@@ -160,11 +178,10 @@ impl RuntimeSession {
             let last = possible_cpus()?.last().copied().unwrap_or(0);
             layout_options.cpu_chips = (0..=last).map(physical_package_id).collect();
         }
-        let layout = ProgramLayout::for_program(program, &layout_options).map_err(|error| {
+        let mut layout = ProgramLayout::for_program(program, &layout_options).map_err(|error| {
             RuntimeError::invalid("laying out the program's maps", error.to_string())
         })?;
-        let (maps, buffers, fds) =
-            create_maps(&layout, options.buffer_size, options.buffer_policy)?;
+        let (maps, buffers, fds, buffer_size) = create_maps_and_buffers(&mut layout, options)?;
 
         let mut probe_ids: Vec<u32> = enabled
             .iter()
@@ -249,6 +266,7 @@ impl RuntimeSession {
         } else {
             None
         };
+        let cpu_slots = possible_cpus.len();
         Ok(RuntimeSession {
             program: program.program().clone(),
             record_sizes: RecordSizes::new(program.program(), enabled),
@@ -265,6 +283,9 @@ impl RuntimeSession {
             possible_cpus,
             unexplained_bytes: 0,
             records_before_end: Vec::new(),
+            requested_buffer_size: options.buffer_size,
+            buffer_size,
+            principal_drained: vec![0; cpu_slots],
             started: false,
             stopped: false,
             verifier_logs,
@@ -273,7 +294,13 @@ impl RuntimeSession {
 
     /// The size options the engine granted smaller than asked for.
     pub fn lowered_sizes(&self) -> Vec<LoweredSize> {
-        self.buffers.lowered_size().into_iter().collect()
+        LoweredSize::new(
+            SizeOption::BufferSize,
+            self.requested_buffer_size,
+            self.buffer_size,
+        )
+        .into_iter()
+        .collect()
     }
 
     /// The verifier logs kept with `keep_verifier_logs`, as (probe, log).
@@ -363,7 +390,10 @@ impl RuntimeSession {
                 probe.attachment = None;
             }
         }
-        let records = self.read_records();
+        let mut records = self.read_records();
+        if self.buffers.policy() == BufferPolicy::Ring {
+            self.trim_to_buffer_size(&mut records, &[]);
+        }
         self.records_before_end.extend(records);
         Marker::End.fire(self.cookie);
         for probe in &mut self.probes {
@@ -372,7 +402,8 @@ impl RuntimeSession {
         self.vtimestamp_tracker_link = None;
     }
 
-    /// Waits up to `timeout` for a buffer to fill (at least half), without reading.
+    /// Waits up to `timeout` for a buffer to fill (at least half of `bufsize`), without
+    /// reading.
     pub fn wait(&self, timeout: Duration) -> Result<(), RuntimeError> {
         self.buffers.wait(timeout).map(|_| ())
     }
@@ -391,8 +422,31 @@ impl RuntimeSession {
             return Vec::new();
         }
         let mut records = std::mem::take(&mut self.records_before_end);
-        records.extend(self.read_records());
+        let mut newest = self.read_records();
+        if self.buffers.policy() == BufferPolicy::Ring {
+            self.trim_to_buffer_size(&mut newest, &[]);
+            self.trim_to_buffer_size(&mut records, &newest);
+        }
+        records.extend(newest);
         records
+    }
+
+    /// Under the `ring` policy, keeps of each CPU's `records` the most recent whole
+    /// records that fit in `bufsize` together with the same CPU's `newer` ones (the
+    /// perf ring holds at least a page, which may be more than `bufsize`).
+    fn trim_to_buffer_size(&self, records: &mut Vec<(u32, Vec<u8>)>, newer: &[(u32, Vec<u8>)]) {
+        for (cpu, bytes) in records.iter_mut() {
+            let newer_length: u64 = newer
+                .iter()
+                .filter(|(newer_cpu, _)| newer_cpu == cpu)
+                .map(|(_, newer_bytes)| newer_bytes.len() as u64)
+                .sum();
+            let budget = self.buffer_size.saturating_sub(newer_length);
+            let excess = (bytes.len() as u64).saturating_sub(budget);
+            let cut = self.record_sizes.oldest_records_length(bytes, excess);
+            bytes.drain(..cut);
+        }
+        records.retain(|(_, bytes)| !bytes.is_empty());
     }
 
     /// Whether some CPU's principal buffer has refused a record for lack of room (the
@@ -424,10 +478,44 @@ impl RuntimeSession {
             }
         });
         self.unexplained_bytes += unexplained;
-        by_cpu
+        let records: Vec<(u32, Vec<u8>)> = by_cpu
             .into_iter()
             .filter(|(_, bytes)| !bytes.is_empty())
-            .collect()
+            .collect();
+        if self.layout.options.principal_buffer_limit.is_some() && !records.is_empty() {
+            self.report_drained(&records);
+        }
+        records
+    }
+
+    /// Tells the programs, which count the principal buffers' bytes, that `records`
+    /// have been read: their room is free again. A failed update only leaves the
+    /// buffers fuller than they are, so it is not reported.
+    fn report_drained(&mut self, records: &[(u32, Vec<u8>)]) {
+        for (cpu, bytes) in records {
+            if let Some(index) = self
+                .possible_cpus
+                .iter()
+                .position(|possible| possible == cpu)
+            {
+                self.principal_drained[index] += bytes.len() as u64;
+            }
+        }
+        let value_size = self.maps.counters.definition().value_size as usize;
+        let values: Vec<Vec<u8>> = self
+            .principal_drained
+            .iter()
+            .map(|drained| {
+                let mut value = vec![0u8; value_size];
+                value[..8].copy_from_slice(&drained.to_le_bytes());
+                value
+            })
+            .collect();
+        let _ = self.maps.counters.update_per_cpu(
+            &COUNTERS_KEY_PRINCIPAL_DRAINED.to_ne_bytes(),
+            &values,
+            BPF_ANY,
+        );
     }
 
     /// Whether an `exit()` action has run.
@@ -633,8 +721,28 @@ impl AggregationReader<'_> {
         let Some(key) = map_key.get(8..8 + key_size) else {
             return;
         };
+        let part = if is_split_into_parts(rule) {
+            let number = map_key
+                .get(4..8)
+                .and_then(|bytes| bytes.try_into().ok())
+                .map_or(0, u32::from_le_bytes) as usize;
+            EntryWords::Part {
+                first: number * AGGREGATION_PART_WORDS,
+                count: AGGREGATION_PART_WORDS,
+            }
+        } else {
+            EntryWords::Whole
+        };
         // Per-CPU values come back one `stride` apart, in possible-CPU order.
-        baseline.entry_change(id, rule, map_key, key, value.chunks(self.stride), changes);
+        baseline.entry_part_change(
+            id,
+            rule,
+            part,
+            map_key,
+            key,
+            value.chunks(self.stride),
+            changes,
+        );
     }
 }
 
@@ -642,6 +750,25 @@ impl Drop for RuntimeSession {
     fn drop(&mut self) {
         self.stop();
     }
+}
+
+/// Creates the maps of `layout` with principal buffers for `options`' `bufsize` and
+/// policy, and returns them with the `bufsize` granted. Under `switch` and `fill` the
+/// programs are to count the bytes of their records against it (`layout`'s
+/// `principal_buffer_limit`), which the perf rings alone cannot do exactly.
+fn create_maps_and_buffers(
+    layout: &mut ProgramLayout,
+    options: &RuntimeOptions,
+) -> Result<(SessionMaps, PerfBufferSet, MapFds, u64), RuntimeError> {
+    let ring_size = record_ring_size(options.buffer_size, page_size() as u64);
+    let (maps, buffers, fds) = create_maps(layout, ring_size, options.buffer_policy)?;
+    let buffer_size = options
+        .buffer_size
+        .min(bytes_of_records_held(buffers.granted_size()));
+    if options.buffer_policy != BufferPolicy::Ring {
+        layout.options.principal_buffer_limit = Some(buffer_size);
+    }
+    Ok((maps, buffers, fds, buffer_size))
 }
 
 /// Creates the maps of `layout` (the principal one inside the buffer set), fills the

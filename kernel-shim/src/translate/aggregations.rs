@@ -5,7 +5,9 @@
 //! the layout's documentation), then the update rule of
 //! `difvm::aggregation::AggregationRule` applied word for word: counts, sums, `min`/`max`,
 //! `stddev`'s 128-bit sum of squares, and the buckets of `quantize`, `lquantize` and
-//! `llquantize` (the last computed without branches from the bucket bounds).
+//! `llquantize` (the last computed without branches from the bucket bounds). A histogram
+//! split into parts (see the layout's documentation) has its bucket computed first, to
+//! find the entry of the part that holds it.
 
 use difvm::aggregation::{AggregationRule, QUANTIZE_ZERO_BUCKET};
 
@@ -16,8 +18,8 @@ use super::translation_context::StatementContext;
 use crate::ebpf::{AluOp, Helper, Insn, JmpOp, MemSize, Reg};
 use crate::map_layout::ProgramLayout;
 use crate::map_layout::{
-    restarts_on_new_generation, AGGREGATION_GENERATION_OFFSET, AGGREGATION_WORDS_OFFSET,
-    COUNTER_AGGREGATION_DROPS,
+    is_split_into_parts, restarts_on_new_generation, AGGREGATION_GENERATION_OFFSET,
+    AGGREGATION_PART_WORDS, AGGREGATION_WORDS_OFFSET, COUNTER_AGGREGATION_DROPS,
 };
 
 /// `BPF_NOEXIST`.
@@ -103,6 +105,10 @@ pub fn update_aggregation(
         .ok_or_else(|| cx.unsupported(format!("undescribed aggregation {aggregation}")))?;
     let state = &cx.layout().state;
     let (key, value) = (state.aggregation_key, state.aggregation_value);
+    let split = is_split_into_parts(&rule);
+    if split {
+        select_part(code, &rule, key);
+    }
     let found = code.label();
     let done = code.label();
     let dropped = code.label();
@@ -139,12 +145,70 @@ pub fn update_aggregation(
         restart_stale_words(code, generations, key, &rule);
     }
     let applied = code.label();
-    apply_rule(code, &rule, applied);
+    if split {
+        add_to_part(code, applied);
+    } else {
+        apply_rule(code, &rule, applied);
+    }
     code.bind(applied);
     add_to_word(code, SAVED_0, 0, None);
     code.bind(done);
     code.emit(Insn::mov64_imm(SAVED_0, 0));
     Ok(())
+}
+
+/// For a histogram split into parts: computes the bucket of the argument, keeps it in
+/// the argument's stack slot (the argument is not needed after), and writes the number
+/// of the part holding it into the key at `key` (after the aggregation id).
+fn select_part(code: &mut ProgramCode, rule: &AggregationRule, key: u32) {
+    code.emit(Insn::ldx_mem(
+        MemSize::DW,
+        Reg::R1,
+        Reg::FP,
+        AGGREGATION_ARGUMENT,
+    ));
+    histogram_bucket(code, rule);
+    // A bucket past the histogram (none is) would select a part the consumer ignores.
+    code.emit(Insn::stx_mem(
+        MemSize::DW,
+        Reg::FP,
+        Reg::R3,
+        AGGREGATION_ARGUMENT,
+    ));
+    code.emit(Insn::alu64_imm(
+        AluOp::Div,
+        Reg::R3,
+        AGGREGATION_PART_WORDS as i32,
+    ));
+    code.emit(Insn::stx_mem(
+        MemSize::W,
+        super::registers::STATE,
+        Reg::R3,
+        key as i16 + 4,
+    ));
+}
+
+/// For a histogram split into parts: adds the increment to the bucket `select_part`
+/// kept, in the part's words at r8 + 16.
+fn add_to_part(code: &mut ProgramCode, done: crate::ebpf::Label) {
+    code.emit(Insn::ldx_mem(
+        MemSize::DW,
+        Reg::R3,
+        Reg::FP,
+        AGGREGATION_ARGUMENT,
+    ));
+    code.emit(Insn::alu64_imm(
+        AluOp::Mod,
+        Reg::R3,
+        AGGREGATION_PART_WORDS as i32,
+    ));
+    code.emit(Insn::ldx_mem(
+        MemSize::DW,
+        Reg::R2,
+        Reg::FP,
+        AGGREGATION_INCREMENT,
+    ));
+    add_to_bucket(code, SAVED_0, AGGREGATION_PART_WORDS, done);
 }
 
 /// Compares the generation of the words at r8 with the aggregation's current
@@ -250,10 +314,20 @@ fn apply_rule(code: &mut ProgramCode, rule: &AggregationRule, done: crate::ebpf:
             add_to_word(code, words, word_offset(1), Some(Reg::R1));
             add_square(code, words);
         }
-        AggregationRule::Quantize => {
-            quantize_bucket(code);
+        AggregationRule::Quantize
+        | AggregationRule::LinearQuantize(_)
+        | AggregationRule::LogLinearQuantize(_) => {
+            histogram_bucket(code, rule);
             add_to_bucket(code, words, rule.word_count(), done);
         }
+    }
+}
+
+/// r3 = the bucket of the value in r1 under histogram `rule` (keeps r2; nothing for
+/// the other rules). A bucket past the words leaves the words as they are.
+fn histogram_bucket(code: &mut ProgramCode, rule: &AggregationRule) {
+    match rule {
+        AggregationRule::Quantize => quantize_bucket(code),
         AggregationRule::LinearQuantize(linear) => {
             let (low, step, levels) = (linear.low, linear.step, linear.levels);
             let bucket_done = code.label();
@@ -274,20 +348,21 @@ fn apply_rule(code: &mut ProgramCode, rule: &AggregationRule, done: crate::ebpf:
             code.bind(above);
             code.emit(Insn::mov64_imm(Reg::R3, levels as i32 + 1));
             code.bind(bucket_done);
-            add_to_bucket(code, words, rule.word_count(), done);
         }
         AggregationRule::LogLinearQuantize(log_linear) => {
-            let Some((low_bound, high_bound, bounds)) = log_linear_bounds(
+            match log_linear_bounds(
                 log_linear.factor,
                 log_linear.low,
                 log_linear.high,
                 log_linear.steps,
-            ) else {
-                return;
-            };
-            log_linear_bucket(code, low_bound, high_bound, &bounds);
-            add_to_bucket(code, words, rule.word_count(), done);
+            ) {
+                Some((low_bound, high_bound, bounds)) => {
+                    log_linear_bucket(code, low_bound, high_bound, &bounds)
+                }
+                None => code.emit(Insn::mov64_imm(Reg::R3, i32::MAX)),
+            }
         }
+        _ => {}
     }
 }
 

@@ -49,8 +49,10 @@
 //!   space the interpreter does not.
 //! * Storing a by-reference value that faults part-way leaves the variable cleared.
 //! * Drops are decided by the kernel maps' capacities (entries derived from `aggsize` and
-//!   `dynvarsize`), not by the interpreter's byte accounting; a principal-buffer drop
-//!   happens when the perf ring is full, after the clause ran.
+//!   `dynvarsize`), not by the interpreter's byte accounting. A principal-buffer drop
+//!   happens before the predicate, as in the interpreter, when the programs count the
+//!   buffer's bytes (`switch` and `fill`, see `principal_buffer`); under `ring`, or when
+//!   the perf ring is full all the same (records of 8 bytes), after the clause ran.
 //! * `substr()` computes in 64 bits, the interpreter in 128: they differ only for
 //!   arguments near the ends of the 64-bit range.
 //! * `rand()` keeps one generator per CPU.
@@ -79,6 +81,7 @@ mod instructions;
 mod loops;
 mod memory;
 mod network;
+mod principal_buffer;
 pub mod program;
 mod prune;
 mod records;

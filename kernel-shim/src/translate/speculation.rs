@@ -11,6 +11,9 @@ use difvm::object::FaultCode;
 
 use super::code::{FaultSite, FaultValue, ProgramCode};
 use super::error::TranslateError;
+use super::principal_buffer::{
+    count_written, counts_principal_bytes, drop_unless_room, PrincipalLength,
+};
 use super::registers::{CONTEXT, FIRST_VALUE, MAP_KEY, SAVED_0};
 use super::translation_context::StatementContext;
 use crate::ebpf::{AluOp, AtomicOp, Helper, Insn, JmpOp, MemSize, Reg};
@@ -240,6 +243,9 @@ pub fn perform_commits(
     require_speculations(cx)?;
     let commits = cx.layout().state.commits;
     let specsize = cx.layout().options.speculation_size;
+    // Where a committed buffer's length waits while its room is checked: the last
+    // temporary word, which nothing else uses across these lines.
+    let length_word = cx.layout().state.temporary + 56;
     for index in 0..speculation_count(cx.layout()) {
         let next = code.label();
         code.load_state(Reg::R1, commits);
@@ -258,6 +264,11 @@ pub fn perform_commits(
             code.emit(Insn::ldx_mem(MemSize::DW, Reg::R5, SAVED_0, 0));
             code.emit(Insn::st_mem(MemSize::DW, SAVED_0, 0, 0));
             code.asm.jmp_imm_to(JmpOp::Eq, Reg::R5, 0, skip);
+            if counts_principal_bytes(cx) {
+                code.store_state(length_word, Reg::R5);
+                drop_unless_room(code, cx, PrincipalLength::InStateWord(length_word), skip);
+                code.load_state(Reg::R5, length_word);
+            }
             code.asm
                 .jmp_imm_to(JmpOp::Gt, Reg::R5, specsize as i32, skip);
             code.emit(Insn::mov64_reg(Reg::R1, CONTEXT));
@@ -266,7 +277,11 @@ pub fn perform_commits(
             code.emit(Insn::mov64_reg(Reg::R4, SAVED_0));
             code.alu_imm(AluOp::Add, Reg::R4, 8);
             code.call(Helper::PerfEventOutput);
-            code.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, skip);
+            let refused = code.label();
+            code.asm.jmp_imm_to(JmpOp::Ne, Reg::R0, 0, refused);
+            count_written(code, cx, PrincipalLength::InStateWord(length_word));
+            code.asm.ja_to(skip);
+            code.bind(refused);
             code.count(COUNTER_PRINCIPAL_DROPS);
             code.bind(skip);
         }

@@ -1,7 +1,8 @@
 //! One enabled statement of a chain: the `exit()` check, the clause's fresh state
 //! (scratch, destination, commits, timestamps), the predicate, the actions (each action's
 //! values into the record or an aggregation's key and arguments, then what the action
-//! does), sending the record, and the fault handler that reports to the ERROR probe.
+//! does), sending the record (with the room check of `principal_buffer` before the
+//! predicate), and the fault handler that reports to the ERROR probe.
 
 use difvm::isa::{builtin_variable, Opcode};
 use difvm::object::{
@@ -13,6 +14,7 @@ use super::aggregations::{begin_aggregation, update_aggregation};
 use super::code::{FaultExit, ProgramCode};
 use super::error::TranslateError;
 use super::instructions::translate_difo;
+use super::principal_buffer::{count_written, drop_unless_room, PrincipalLength};
 use super::records::write_value;
 use super::registers::{
     AGGREGATION_ARGUMENT, AGGREGATION_INCREMENT, CONTEXT, FIRST_VALUE, SAVED_0, STATE,
@@ -96,6 +98,12 @@ pub fn emit_statement(
         probe: &enabled.probe,
     };
     emit_clause_start(code, &cx, statement_index, end);
+    let record = StatementRecord::of(statement);
+    if record.records {
+        // DTrace reserves the record's room before evaluating the predicate: a full
+        // buffer drops the firing whatever the predicate says.
+        drop_unless_room(code, &cx, PrincipalLength::Fixed(record.length), end);
+    }
     let state = &probe_context.layout.state;
     if let Some(predicate) = &statement.predicate {
         code.store_state_imm(state.fault_action, 0);
@@ -106,7 +114,6 @@ pub fn emit_statement(
         translate_difo(code, &cx, predicate, location)?;
         code.asm.jmp_imm_to(JmpOp::Eq, SAVED_0, 0, end);
     }
-    let record = StatementRecord::of(statement);
     if record.records {
         code.zero_fill(STATE, state.record, record.length);
         code.emit(Insn::st_mem(
@@ -368,7 +375,11 @@ fn emit_finish(
         code.state_pointer(Reg::R4, state.record);
         code.emit(Insn::mov64_imm(Reg::R5, record.length as i32));
         code.call(Helper::PerfEventOutput);
-        code.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, done);
+        let refused = code.label();
+        code.asm.jmp_imm_to(JmpOp::Ne, Reg::R0, 0, refused);
+        count_written(code, cx, PrincipalLength::Fixed(record.length));
+        code.asm.ja_to(done);
+        code.bind(refused);
         code.count(COUNTER_PRINCIPAL_DROPS);
         code.bind(done);
     }
