@@ -550,12 +550,14 @@ fn a_debian_6_1_guest_kernel_runs_fbt_probes_and_the_golden_corpus() {
 /// Runs every golden program (tests/golden, see its README) on the kernel engine in the
 /// guest, as tests/golden.rs runs them on the interpreter, and prints what differs; exits
 /// 1 when anything does. One CPU, so records say CPU 0 as the expected output does.
+/// Programs run with `-C` are left out: the guest has no C preprocessor or headers.
 const GOLDEN_CORPUS_ON_THE_KERNEL_ENGINE: &str = r#"(
 cd /golden
-passed=0; failed=0
+passed=0; failed=0; skipped=0
 for program in *.d; do
     name=${program%.d}
     options=$(head -n 1 "$program" | sed -n 's|^/\* options: \(.*\) \*/$|\1|p')
+    case " $options " in *" -C "*) skipped=$((skipped + 1)); continue;; esac
     /dtrace -x engine=kernel $options -s "$program" > /tmp/stdout 2> /tmp/stderr
     status=$?
     expected_status=0; [ -f "$name.status" ] && expected_status=$(cat "$name.status")
@@ -570,6 +572,6 @@ for program in *.d; do
         diff /tmp/expected_stderr /tmp/stderr | head -n 20
     fi
 done
-echo "golden programs: $passed passed, $failed failed"
+echo "golden programs: $passed passed, $failed failed, $skipped with -C left out"
 [ "$failed" = 0 ]
 )"#;
