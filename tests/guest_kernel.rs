@@ -201,6 +201,27 @@ struct GuestCommand {
     status: Option<i32>,
 }
 
+/// Adds the files under `host`, subdirectories included (the golden corpus's `-L`
+/// library directories), to `initramfs` under `guest`.
+fn add_directory_tree(initramfs: &mut Initramfs, host: &Path, guest: &str) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(host)
+        .expect("read a directory for the guest")
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .collect();
+    entries.sort();
+    for path in entries {
+        let name = path.file_name().expect("a file name").to_string_lossy();
+        let guest_path = format!("{guest}/{name}");
+        if path.is_dir() {
+            initramfs.directory(&guest_path);
+            add_directory_tree(initramfs, &path, &guest_path);
+        } else if path.is_file() {
+            let data = std::fs::read(&path).expect("read a file for the guest");
+            initramfs.file(&guest_path, &data);
+        }
+    }
+}
+
 /// Boots the guest once with the files of `directories` (host path, guest path) added,
 /// runs each shell command line in it and returns what each did.
 fn run_in_guest(
@@ -211,17 +232,7 @@ fn run_in_guest(
     let dtrace = Path::new(env!("CARGO_BIN_EXE_dtrace"));
     let mut initramfs = Initramfs::default();
     for (host, guest) in directories {
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(host)
-            .expect("read a directory for the guest")
-            .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-            .filter(|path| path.is_file())
-            .collect();
-        entries.sort();
-        for path in entries {
-            let name = path.file_name().expect("a file name").to_string_lossy();
-            let data = std::fs::read(&path).expect("read a file for the guest");
-            initramfs.file(&format!("{guest}/{name}"), &data);
-        }
+        add_directory_tree(&mut initramfs, host, guest);
     }
     for directory in ["proc", "sys", "dev", "tmp", "bin"] {
         initramfs.directory(directory);
