@@ -10,9 +10,14 @@
 //! ERROR statement only counts `COUNTER_ERROR_IN_ERROR_PROBE`; the statements themselves
 //! are translated by `statement`.
 //!
-//! Nesting: the work area's nesting word is set while a program runs; a program that finds
-//! it set (another of ours interrupted on this CPU) counts [`COUNTER_NESTING_DROPS`] and
-//! does nothing rather than corrupt the interrupted one's state.
+//! Nesting: each CPU has [`WORK_AREAS_PER_CPU`] work areas, one per context that can
+//! interrupt another (task, softirq, hardirq, NMI), and a work area's nesting word is set
+//! while a program uses it. A program takes the first of its CPU's areas whose word is 0,
+//! so that one of ours interrupting another (a `profile` probe's program in a hard
+//! interrupt during a `syscall` probe's) runs in an area of its own; only a program that
+//! finds them all in use counts [`COUNTER_NESTING_DROPS`] and does nothing rather than
+//! corrupt an interrupted program's state. The ERROR subprogram and the `bpf_loop`
+//! callbacks are handed the area the program took.
 
 use difvm::object::{CompiledProgram, EnabledProbe, PROBE_ID_ERROR};
 
@@ -25,15 +30,15 @@ use super::error::TranslateError;
 use super::loops::LoopBody;
 use super::program::TranslatedProgram;
 use super::prune::prune_unreachable;
-use super::registers::{CONTEXT, MAP_KEY, STATE};
+use super::registers::{CONTEXT, MAP_KEY, SAVED_0, STATE};
 use super::statement::emit_statement;
 use super::string_search::match_substring_iteration;
 use super::tokens::{
     delimiter_set_iteration, reset_tokens, token_end_iteration, token_start_iteration,
 };
 use super::translation_context::{Chain, ProbeTranslationContext};
-use crate::ebpf::{Helper, Insn, JmpOp, Label, MemSize, Reg};
-use crate::map_layout::{MapFds, ProgramLayout, COUNTER_NESTING_DROPS};
+use crate::ebpf::{AluOp, AtomicOp, Helper, Insn, JmpOp, Label, MemSize, Reg};
+use crate::map_layout::{MapFds, ProgramLayout, COUNTER_NESTING_DROPS, WORK_AREAS_PER_CPU};
 
 /// Translates the program of `probe_id` (see [`super::translate_probe`]).
 pub fn translate(
@@ -78,18 +83,11 @@ pub fn translate(
     let mut code = ProgramCode::new(layout, maps);
     let error_subprogram = (!errors.is_empty()).then(|| code.label());
 
-    // Entry: the context, the work area, the nesting guard, the arguments.
+    // Entry: the context, a free work area (taking it), the arguments.
     let leave = code.label();
     let unnest = code.label();
     code.emit(Insn::mov64_reg(CONTEXT, Reg::R1));
-    emit_work_area_lookup(&mut code, maps, leave);
-    let free = code.label();
-    code.load_state(Reg::R0, layout.state.nesting);
-    code.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, free);
-    code.count(COUNTER_NESTING_DROPS);
-    code.asm.ja_to(leave);
-    code.bind(free);
-    code.store_state_imm(layout.state.nesting, 1);
+    emit_work_area_claim(&mut code, layout, maps, leave);
     reset_tokens(&mut code, layout, Chain::Main);
     let statements: Vec<usize> = main.iter().map(|probe| probe.statement).collect();
     // The thread the probe is about is read from its argument word (see
@@ -120,10 +118,11 @@ pub fn translate(
     code.emit(Insn::exit());
 
     if let Some(label) = error_subprogram {
+        // Called with r1 = ctx and r2 = the work area the program took (see
+        // `statement`'s fault handler).
         code.bind(label);
-        let leave = code.label();
         code.emit(Insn::mov64_reg(CONTEXT, Reg::R1));
-        emit_work_area_lookup(&mut code, maps, leave);
+        code.emit(Insn::mov64_reg(STATE, Reg::R2));
         reset_tokens(&mut code, layout, Chain::Error);
         code.zero_fill(
             STATE,
@@ -133,7 +132,6 @@ pub fn translate(
         for enabled_probe in &errors {
             emit_statement(&mut code, &probe_context, Chain::Error, enabled_probe, None)?;
         }
-        code.bind(leave);
         code.emit(Insn::mov64_imm(Reg::R0, 0));
         code.emit(Insn::exit());
     }
@@ -141,16 +139,53 @@ pub fn translate(
     Ok(TranslatedProgram::new(prune_unreachable(code.finish()?)))
 }
 
-/// r7 = this CPU's work area; jumps to `leave` when the lookup fails.
-fn emit_work_area_lookup(code: &mut ProgramCode, maps: &MapFds, leave: Label) {
+/// r7 = the first of this CPU's work areas that no program uses, marked in use; counts
+/// a nesting drop and jumps to `leave` when every one is in use (or a lookup fails).
+///
+/// Our programs on one CPU nest strictly: one that interrupts another (in a softirq, a
+/// hard interrupt, an NMI) finishes before the interrupted one resumes, and leaves the
+/// areas it took free again. So the areas in use are always a prefix of the CPU's, one
+/// per interrupted program, and a plain check-and-set taken in order would already be
+/// enough: a program interrupted between its check and its set still finds the area free
+/// when it resumes. The compare-and-exchange costs a few cycles more and keeps two
+/// programs out of one area even on a kernel that lets a program be preempted (migration
+/// stays disabled, so the CPU, and with it the key, stays right), where nesting is no
+/// longer last in, first out.
+fn emit_work_area_claim(
+    code: &mut ProgramCode,
+    layout: &ProgramLayout,
+    maps: &MapFds,
+    leave: Label,
+) {
+    let claimed = code.label();
     code.call(Helper::GetSmpProcessorId);
-    code.emit(Insn::stx_mem(MemSize::W, Reg::FP, Reg::R0, MAP_KEY));
-    code.emit_all(&Insn::ld_map_fd(Reg::R1, maps.state));
-    code.emit(Insn::mov64_reg(Reg::R2, Reg::FP));
-    code.emit(Insn::add64_imm(Reg::R2, MAP_KEY as i32));
-    code.call(Helper::MapLookupElem);
-    code.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, leave);
-    code.emit(Insn::mov64_reg(STATE, Reg::R0));
+    code.emit(Insn::mov64_reg(SAVED_0, Reg::R0));
+    code.alu_imm(AluOp::Mul, SAVED_0, WORK_AREAS_PER_CPU as i32);
+    for level in 0..WORK_AREAS_PER_CPU {
+        if level > 0 {
+            code.alu_imm(AluOp::Add, SAVED_0, 1);
+        }
+        code.emit(Insn::stx_mem(MemSize::W, Reg::FP, SAVED_0, MAP_KEY));
+        code.emit_all(&Insn::ld_map_fd(Reg::R1, maps.state));
+        code.emit(Insn::mov64_reg(Reg::R2, Reg::FP));
+        code.emit(Insn::add64_imm(Reg::R2, MAP_KEY as i32));
+        code.call(Helper::MapLookupElem);
+        code.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, leave);
+        code.emit(Insn::mov64_reg(STATE, Reg::R0));
+        code.emit(Insn::mov64_imm(Reg::R0, 0));
+        code.emit(Insn::mov64_imm(Reg::R1, 1));
+        code.emit(Insn::atomic(
+            MemSize::DW,
+            AtomicOp::CmpXchg,
+            STATE,
+            Reg::R1,
+            layout.state.nesting as i16,
+        ));
+        code.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, claimed);
+    }
+    code.count(COUNTER_NESTING_DROPS);
+    code.asm.ja_to(leave);
+    code.bind(claimed);
 }
 
 /// Emits every callback `run_loop` asked for (callbacks may ask for more).
