@@ -1,7 +1,8 @@
 //! The translated entry's choice of work area: a program takes the first of its CPU's
 //! `WORK_AREAS_PER_CPU` work areas whose nesting word is 0, runs its statements and its
 //! ERROR clauses there, frees it again, and counts a nesting drop only when every area
-//! is in use. The tests mark areas of CPU 0 busy by hand (as programs interrupted on it
+//! is in use or one is in use by a program whose shared state (variables, aggregations)
+//! it touches. The tests mark areas of CPU 0 busy by hand (as programs interrupted on it
 //! would) and fire the program there with `BPF_PROG_TEST_RUN`.
 
 mod translate_common;
@@ -27,11 +28,16 @@ fn state_map(run: &KernelRun) -> &kernel_shim::sys::MapFd {
         .expect("the state map")
 }
 
-/// Sets work area `index`'s nesting word to `busy`, as a program running in it would.
+/// Sets work area `index`'s nesting word to `busy` (0 free, 1 in use by a program that
+/// touches no shared state), as a program running in it would.
 fn mark(run: &KernelRun, index: u32, busy: bool) {
+    set_nesting_word(run, index, u64::from(busy));
+}
+
+fn set_nesting_word(run: &KernelRun, index: u32, word: u64) {
     let mut value = vec![0u8; run.layout.state.size as usize];
     let at = run.layout.state.nesting as usize;
-    value[at..at + 8].copy_from_slice(&u64::from(busy).to_le_bytes());
+    value[at..at + 8].copy_from_slice(&word.to_le_bytes());
     state_map(run)
         .update(&index.to_ne_bytes(), &value, BPF_ANY)
         .expect("update the work area");
@@ -152,4 +158,26 @@ fn error_clauses_run_in_the_work_area_the_program_took() {
     let last = outcome.records.last().expect("the ERROR clause's record");
     assert_eq!(u64::from_le_bytes(last[8..16].try_into().unwrap()), code);
     assert_eq!(run.counters()[COUNTER_NESTING_DROPS], 0);
+}
+
+/// A program that touches shared state does not run inside one that may touch the same
+/// (a nesting word with every footprint bit), but does inside one that touches none.
+#[test]
+fn a_program_does_not_interrupt_one_whose_shared_state_it_touches() {
+    if !bpf_available("a_program_does_not_interrupt_one_whose_shared_state_it_touches") {
+        return;
+    }
+    let program = compile_d("test:mod:func:fire { x++; trace(x); }");
+    let mut run = load_kernel(&program, &options());
+    set_nesting_word(&run, 0, u64::MAX);
+    run.fire(&[]);
+    assert_eq!(run.counters()[COUNTER_NESTING_DROPS], 1);
+    assert_eq!(record_epid(&run, 1), 0, "area 1 untouched");
+
+    set_nesting_word(&run, 0, 1 << 63);
+    run.fire(&[]);
+    assert_ne!(record_epid(&run, 1), 0, "area 1 built the record");
+    assert_eq!(run.counters()[COUNTER_NESTING_DROPS], 1);
+    let outcome = run.outcome(&program);
+    assert_eq!(outcome.records.len(), 1);
 }

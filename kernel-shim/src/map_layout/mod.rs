@@ -26,7 +26,7 @@
 //! context that can interrupt another (task, softirq, hardirq, NMI), so that a probe
 //! firing inside another of our programs (a `profile` probe in a hard interrupt during a
 //! `syscall` probe's program) has a work area of its own; a program uses the first of its
-//! CPU's areas whose nesting word is 0 (see `translate::chain`).
+//! CPU's areas whose nesting word is 0 (see `translate::nesting`).
 //!
 //! # Records
 //!
@@ -142,7 +142,8 @@ pub const COUNTER_SPECULATION_BUSY: usize = 5;
 /// Counter: faults inside ERROR clauses.
 pub const COUNTER_ERROR_IN_ERROR_PROBE: usize = 6;
 /// Counter: firings refused because every work area of the CPU was in use by
-/// [`WORK_AREAS_PER_CPU`] of our programs interrupting one another.
+/// [`WORK_AREAS_PER_CPU`] of our programs interrupting one another, or one was in use by
+/// an interrupted program whose shared state the firing's program touches.
 pub const COUNTER_NESTING_DROPS: usize = 7;
 /// Counter: faults reported to the ERROR probe.
 pub const COUNTER_FAULTS: usize = 8;
@@ -208,7 +209,8 @@ pub struct MapFds {
 /// areas follow in the order of the fields below; the zero guard is last.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StateLayout {
-    /// u64 nesting flag: non-zero while one of our programs uses this work area.
+    /// u64 nesting word: 0 while the work area is free, else the footprint of the program
+    /// using it (see `translate::nesting`).
     pub nesting: u32,
     /// u64 bytes of scratch allocated by the current clause.
     pub scratch_used: u32,

@@ -10,14 +10,10 @@
 //! ERROR statement only counts `COUNTER_ERROR_IN_ERROR_PROBE`; the statements themselves
 //! are translated by `statement`.
 //!
-//! Nesting: each CPU has [`WORK_AREAS_PER_CPU`] work areas, one per context that can
-//! interrupt another (task, softirq, hardirq, NMI), and a work area's nesting word is set
-//! while a program uses it. A program takes the first of its CPU's areas whose word is 0,
-//! so that one of ours interrupting another (a `profile` probe's program in a hard
-//! interrupt during a `syscall` probe's) runs in an area of its own; only a program that
-//! finds them all in use counts [`COUNTER_NESTING_DROPS`] and does nothing rather than
-//! corrupt an interrupted program's state. The ERROR subprogram and the `bpf_loop`
-//! callbacks are handed the area the program took.
+//! Nesting: the entry takes one of the CPU's work areas, one per nesting level, unless
+//! every one is in use or the program would interrupt one whose shared state it touches
+//! (see `nesting`); the ERROR subprogram and the `bpf_loop` callbacks are handed the
+//! area the program took.
 
 use difvm::object::{CompiledProgram, EnabledProbe, PROBE_ID_ERROR};
 
@@ -28,17 +24,18 @@ use super::code::ProgramCode;
 use super::context::{arguments_read, ContextKind};
 use super::error::TranslateError;
 use super::loops::LoopBody;
+use super::nesting::{emit_work_area_claim, NestingFootprint};
 use super::program::TranslatedProgram;
 use super::prune::prune_unreachable;
-use super::registers::{CONTEXT, MAP_KEY, SAVED_0, STATE};
+use super::registers::{CONTEXT, STATE};
 use super::statement::emit_statement;
 use super::string_search::match_substring_iteration;
 use super::tokens::{
     delimiter_set_iteration, reset_tokens, token_end_iteration, token_start_iteration,
 };
 use super::translation_context::{Chain, ProbeTranslationContext};
-use crate::ebpf::{AluOp, AtomicOp, Helper, Insn, JmpOp, Label, MemSize, Reg};
-use crate::map_layout::{MapFds, ProgramLayout, COUNTER_NESTING_DROPS, WORK_AREAS_PER_CPU};
+use crate::ebpf::{Insn, MemSize, Reg};
+use crate::map_layout::{MapFds, ProgramLayout};
 
 /// Translates the program of `probe_id` (see [`super::translate_probe`]).
 pub fn translate(
@@ -86,10 +83,16 @@ pub fn translate(
     // Entry: the context, a free work area (taking it), the arguments.
     let leave = code.label();
     let unnest = code.label();
-    code.emit(Insn::mov64_reg(CONTEXT, Reg::R1));
-    emit_work_area_claim(&mut code, layout, maps, leave);
-    reset_tokens(&mut code, layout, Chain::Main);
     let statements: Vec<usize> = main.iter().map(|probe| probe.statement).collect();
+    let firing_statements: Vec<usize> = main
+        .iter()
+        .chain(&errors)
+        .map(|probe| probe.statement)
+        .collect();
+    let footprint = NestingFootprint::of_statements(program, &firing_statements);
+    code.emit(Insn::mov64_reg(CONTEXT, Reg::R1));
+    emit_work_area_claim(&mut code, layout, maps, footprint, leave);
+    reset_tokens(&mut code, layout, Chain::Main);
     // The thread the probe is about is read from its argument word (see
     // `subject_task`), so that word is always loaded.
     let subject = context
@@ -137,55 +140,6 @@ pub fn translate(
     }
     emit_callbacks(&mut code, layout);
     Ok(TranslatedProgram::new(prune_unreachable(code.finish()?)))
-}
-
-/// r7 = the first of this CPU's work areas that no program uses, marked in use; counts
-/// a nesting drop and jumps to `leave` when every one is in use (or a lookup fails).
-///
-/// Our programs on one CPU nest strictly: one that interrupts another (in a softirq, a
-/// hard interrupt, an NMI) finishes before the interrupted one resumes, and leaves the
-/// areas it took free again. So the areas in use are always a prefix of the CPU's, one
-/// per interrupted program, and a plain check-and-set taken in order would already be
-/// enough: a program interrupted between its check and its set still finds the area free
-/// when it resumes. The compare-and-exchange costs a few cycles more and keeps two
-/// programs out of one area even on a kernel that lets a program be preempted (migration
-/// stays disabled, so the CPU, and with it the key, stays right), where nesting is no
-/// longer last in, first out.
-fn emit_work_area_claim(
-    code: &mut ProgramCode,
-    layout: &ProgramLayout,
-    maps: &MapFds,
-    leave: Label,
-) {
-    let claimed = code.label();
-    code.call(Helper::GetSmpProcessorId);
-    code.emit(Insn::mov64_reg(SAVED_0, Reg::R0));
-    code.alu_imm(AluOp::Mul, SAVED_0, WORK_AREAS_PER_CPU as i32);
-    for level in 0..WORK_AREAS_PER_CPU {
-        if level > 0 {
-            code.alu_imm(AluOp::Add, SAVED_0, 1);
-        }
-        code.emit(Insn::stx_mem(MemSize::W, Reg::FP, SAVED_0, MAP_KEY));
-        code.emit_all(&Insn::ld_map_fd(Reg::R1, maps.state));
-        code.emit(Insn::mov64_reg(Reg::R2, Reg::FP));
-        code.emit(Insn::add64_imm(Reg::R2, MAP_KEY as i32));
-        code.call(Helper::MapLookupElem);
-        code.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, leave);
-        code.emit(Insn::mov64_reg(STATE, Reg::R0));
-        code.emit(Insn::mov64_imm(Reg::R0, 0));
-        code.emit(Insn::mov64_imm(Reg::R1, 1));
-        code.emit(Insn::atomic(
-            MemSize::DW,
-            AtomicOp::CmpXchg,
-            STATE,
-            Reg::R1,
-            layout.state.nesting as i16,
-        ));
-        code.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, claimed);
-    }
-    code.count(COUNTER_NESTING_DROPS);
-    code.asm.ja_to(leave);
-    code.bind(claimed);
 }
 
 /// Emits every callback `run_loop` asked for (callbacks may ask for more).

@@ -78,6 +78,7 @@ mod error;
 mod instructions;
 mod loops;
 mod memory;
+mod nesting;
 mod network;
 pub mod program;
 mod prune;
