@@ -313,3 +313,30 @@ fn check_destructive(program: &str, stdout: &str, stderr: &str) {
         "program: {program}"
     );
 }
+
+/// `dtrace -L dir -e` without programs loads the library directories (as DTrace's
+/// `tst.libchain`/`err.circlibdep` tests run it): it exits 0 when they load and 1 with
+/// the libraries' error otherwise.
+#[test]
+fn compile_only_without_programs_loads_the_library_directories() {
+    let outcome = dtrace(&["-L", "tests/golden/user_libraries/chain", "-e"]);
+    assert_eq!((outcome.status, outcome.stderr.as_str()), (0, ""));
+    let outcome = dtrace(&["-L", "tests/golden/user_libraries/cycle", "-e"]);
+    assert_eq!(
+        (outcome.status, outcome.stderr.as_str()),
+        (
+            1,
+            "dtrace: Cyclic dependency detected: tests/golden/user_libraries/cycle/a.d => \
+             tests/golden/user_libraries/cycle/c.d\n"
+        )
+    );
+    let outcome = dtrace(&["-L", "tests/golden/user_libraries/broken", "-e"]);
+    assert_eq!(
+        (outcome.status, outcome.stderr.as_str()),
+        (
+            1,
+            "dtrace: \"tests/golden/user_libraries/broken/a.d\", line 3: failed to resolve \
+             no_such_name: Unknown variable name\n"
+        )
+    );
+}

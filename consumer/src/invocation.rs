@@ -454,6 +454,12 @@ impl TracingRun<'_> {
         settings: &CompileSettings,
         targets: &mut TargetProcesses,
     ) -> Stage<i32> {
+        if self.sources.is_empty() && self.invocation.compile_only {
+            // `dtrace -e` without programs exits once libdtrace is open, which loads
+            // the `-L` libraries: only their errors can stop it.
+            self.compile(options, settings, targets.target_pid())?;
+            return Ok(0);
+        }
         if self.sources.is_empty() {
             self.messages.message("no probes specified");
             return Err(EXIT_FATAL);

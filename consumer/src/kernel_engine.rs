@@ -16,7 +16,7 @@ use std::time::Duration;
 use difvm::engine::{AggregationEntry, BufferPolicy, DropCounters, EngineOptions};
 use difvm::object::EnabledProbe;
 use difvm::verify::VerifiedProgram;
-use kernel_shim::map_layout::kernel_offsets_for;
+use kernel_shim::map_layout::{kernel_offsets_for, MAX_KERNEL_STRSIZE};
 use kernel_shim::runtime::{ProbePlan, RuntimeOptions, RuntimeSession};
 use kernel_shim::sys::{check_bpf_access, online_cpus, BpfAccessError};
 use providers::attachment::plan_enabled_probes;
@@ -24,6 +24,7 @@ use providers::provider::ProbeEntry;
 
 use crate::engine::TracingEngine;
 use crate::messages::{MessageSink, StandardStreams};
+use crate::options::OptionError;
 use crate::settings::runtime_options;
 use crate::size_notices::kernel_lowered_size_notice;
 
@@ -128,6 +129,11 @@ impl KernelEngine {
         probes: &[ProbeEntry],
         runtime: &RuntimeOptions,
     ) -> Result<KernelEngine, String> {
+        // The kernel engine's work area bounds `strsize`; beyond it the value is one
+        // this engine cannot use, which DTrace words as an invalid option value.
+        if runtime.layout.strsize > MAX_KERNEL_STRSIZE {
+            return Err(OptionError::InvalidValue.message().to_string());
+        }
         let plans = plan_enabled_probes(enabled_probes, probes)?;
         let runtime = &with_kernel_offsets(program, &plans, runtime);
         let session =

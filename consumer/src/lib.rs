@@ -21,4 +21,5 @@ pub mod size_notices;
 pub mod symbolize;
 pub mod target_process;
 mod traced_start;
+pub mod user_libraries;
 pub mod vm_context;

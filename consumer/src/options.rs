@@ -58,8 +58,8 @@ pub enum OptionKind {
     Boolean,
     /// A runtime integer, parsed exactly like a boolean (`nspec=yes` is 1).
     Integer,
-    /// A byte count with an optional k/m/g/t suffix, at most `maximum`.
-    Size { maximum: u64 },
+    /// A byte count with an optional k/m/g/t suffix, from `minimum` to `maximum`.
+    Size { minimum: u64, maximum: u64 },
     /// A byte count, or the word `unlimited` (Linux `lockmem`).
     SizeOrUnlimited,
     /// A time interval or a rate, stored as nanoseconds.
@@ -382,9 +382,9 @@ impl OptionSet {
             OptionKind::Boolean | OptionKind::Integer => {
                 self.explicit[index] = parse_runtime_integer(value)?.map(OptionValue::Integer);
             }
-            OptionKind::Size { maximum } => {
+            OptionKind::Size { minimum, maximum } => {
                 let bytes = value.map_or(Ok(0), parse_size)?;
-                if bytes > maximum {
+                if bytes < minimum || bytes > maximum {
                     return Err(OptionError::InvalidValue);
                 }
                 self.explicit[index] = Some(OptionValue::Integer(bytes));
@@ -636,6 +636,13 @@ macro_rules! option_table {
 }
 
 const ANY_SIZE: OptionKind = OptionKind::Size {
+    minimum: 0,
+    maximum: LARGEST_OPTION_VALUE,
+};
+/// `strsize`: a string holds at least one character and its NUL, so 0 and 1 are
+/// refused as invalid values when set.
+const STRING_SIZE: OptionKind = OptionKind::Size {
+    minimum: 2,
     maximum: LARGEST_OPTION_VALUE,
 };
 const TEXT: OptionKind = OptionKind::Text {
@@ -667,7 +674,7 @@ option_table! {
     DynVarSize "dynvarsize" Runtime ANY_SIZE, integer(MIB), Allowed;
     SpecSize "specsize" Runtime ANY_SIZE, integer(32 * KIB), Allowed;
     Nspec "nspec" Runtime OptionKind::Integer, integer(1), Allowed;
-    StrSize "strsize" Runtime ANY_SIZE, integer(256), Allowed;
+    StrSize "strsize" Runtime STRING_SIZE, integer(256), Allowed;
     StackFrames "stackframes" Runtime OptionKind::Integer, integer(20), Allowed;
     UstackFrames "ustackframes" Runtime OptionKind::Integer, integer(20), Allowed;
     JstackFrames "jstackframes" Runtime OptionKind::Integer, integer(50), Allowed;
@@ -681,7 +688,7 @@ option_table! {
     LockMem "lockmem" Runtime OptionKind::SizeOrUnlimited, NONE, Allowed;
     MaxFrames "maxframes" Runtime OptionKind::Integer, NONE, Allowed;
     ScratchSize "scratchsize" Runtime ANY_SIZE, integer(256 + 8), Allowed;
-    PcapSize "pcapsize" Runtime OptionKind::Size { maximum: 65535 }, integer(1514), Allowed;
+    PcapSize "pcapsize" Runtime OptionKind::Size { minimum: 0, maximum: 65535 }, integer(1514), Allowed;
     NoResolve "noresolve" Runtime OptionKind::Boolean, NONE, Allowed;
     BpfLog "bpflog" Runtime OptionKind::Boolean, NONE, Allowed;
     BpfLogSize "bpflogsize" Runtime ANY_SIZE, NONE, Allowed;

@@ -23,6 +23,7 @@ use crate::render::aggregation_sorting::AggregationSortOptions;
 use crate::render::display_options::AggregationDisplayOptions;
 use crate::render::histogram::HistogramStyle;
 use crate::render::trace::TraceOutputOptions;
+use crate::user_libraries::read_library_directories;
 
 /// What the preprocessor and the compiler take from the options in effect before
 /// compilation.
@@ -64,6 +65,9 @@ impl CompileSettings {
         compile.zero_matches_allowed = options.boolean(DtraceOption::Zdefs) || listing;
         compile.empty_programs_allowed = options.boolean(DtraceOption::Empty);
         compile.system_library = !options.boolean(DtraceOption::NoLibs);
+        if compile.system_library {
+            compile.user_libraries = read_library_directories(options.texts(DtraceOption::LibDir));
+        }
         if let Some(frames) = options.integer(DtraceOption::StackFrames) {
             compile.stack_frames = frames.min(u32::MAX as u64) as u32;
         }

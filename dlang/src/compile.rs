@@ -37,7 +37,8 @@ use crate::report;
 use crate::sema::Analyzer;
 
 pub use crate::options::{
-    CompileOptions, MacroVariables, OptionCheck, ProbeSpecifierOption, ProgramOrigin, ProgramSource,
+    CompileOptions, LibraryFileSource, MacroVariables, OptionCheck, ProbeSpecifierOption,
+    ProgramOrigin, ProgramSource,
 };
 
 /// A successful compilation.
@@ -66,7 +67,15 @@ impl CompileError {
     /// `COMMAND: invalid probe specifier TEXT: …`.
     pub fn message(&self, command: &str, programs: &[ProgramSource], errtags: bool) -> String {
         let Some(source) = programs.get(self.program) else {
-            return format!("{command}: {}", self.diagnostic.message);
+            // Without programs (`dtrace -L dir -e`) only a library can fail, and its
+            // errors are located in its file.
+            let text = report::compile_error_text(
+                &self.diagnostic,
+                &self.source_map,
+                &report::ProgramSource::Script { name: "" },
+                self.errtags_option.unwrap_or(errtags),
+            );
+            return format!("{command}: {text}");
         };
         let program = match &source.origin {
             ProgramOrigin::Script { name } => report::ProgramSource::Script { name },
@@ -104,6 +113,18 @@ pub fn compile_with_kernel_types(
     let mut analyzer = Analyzer::new(options, catalog);
     if let Some(kernel_types) = kernel_types {
         analyzer.set_kernel_types(kernel_types);
+    }
+    // The user's libraries come before every program, as libdtrace loads them at the
+    // first compilation; their errors are reported against the first program.
+    if options.system_library {
+        analyzer
+            .load_user_libraries(&options.user_libraries)
+            .map_err(|failure| CompileError {
+                program: 0,
+                diagnostic: failure.diagnostic,
+                source_map: failure.source_map,
+                errtags_option: None,
+            })?;
     }
     let mut source_maps = Vec::with_capacity(programs.len());
     for (index, source) in programs.iter().enumerate() {

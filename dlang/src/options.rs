@@ -126,6 +126,18 @@ pub struct CompileOptions {
     pub system_library: bool,
     /// Validates each `#pragma D option` as it is applied (D_PRAGMA_OPTSET on failure).
     pub option_check: Option<OptionCheck>,
+    /// The user's D library files (every `*.d` file of the `-L` directories, in
+    /// directory order and by name within one), loaded before the programs unless
+    /// `system_library` is off (`-x nolibs` leaves out every library).
+    pub user_libraries: Vec<LibraryFileSource>,
+}
+
+/// One file of a user D library directory: its path (the directory, `/`, the file
+/// name) and its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LibraryFileSource {
+    pub path: String,
+    pub text: String,
 }
 
 impl Default for CompileOptions {
@@ -149,6 +161,7 @@ impl Default for CompileOptions {
             probe_descriptions_only: false,
             system_library: true,
             option_check: None,
+            user_libraries: Vec::new(),
         }
     }
 }

@@ -42,6 +42,15 @@ pub fn compile_error_text(
                 }
             }
         }
+        // An error in a library file loaded for a command-line program is located in
+        // the file, which a line directive names.
+        ProgramSource::CommandLine { .. } if located_in_named_file(diagnostic, source_map) => {
+            if let Some(span) = &diagnostic.span {
+                if let (Some(file), line) = source_map.line_of(span.start) {
+                    text.push_str(&format!("\"{file}\", line {line}: "));
+                }
+            }
+        }
         ProgramSource::CommandLine { .. } => match diagnostic.region {
             Region::Predicate => text.push_str("in predicate: "),
             Region::ActionList => text.push_str("in action list: "),
@@ -50,6 +59,14 @@ pub fn compile_error_text(
     }
     text.push_str(&diagnostic.message);
     text
+}
+
+/// Whether the diagnostic lies in a file a line directive names.
+fn located_in_named_file(diagnostic: &Diagnostic, source_map: &SourceMap) -> bool {
+    diagnostic
+        .span
+        .as_ref()
+        .is_some_and(|span| source_map.line_of(span.start).0.is_some())
 }
 
 /// The whole message line, without a trailing newline:

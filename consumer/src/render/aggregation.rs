@@ -14,7 +14,7 @@ use difvm::object::AggregationDescription;
 use crate::record::{decode_slot, sign_extend, RecordValue};
 use crate::render::aggregation_sorting::{joined_rows, sorted_entries, AggregationSortOptions};
 use crate::render::aggregation_view::AggregationView;
-use crate::render::bytes::{is_printable, render_bytes};
+use crate::render::bytes::{is_printable, render_bytes, render_raw_string};
 use crate::render::c_format::{format_bytes_as_string, CFormatSpec};
 use crate::render::display_options::AggregationDisplayOptions;
 use crate::render::histogram::render_histogram;
@@ -263,6 +263,9 @@ impl AggregationPrinter<'_> {
                 } else {
                     push_key_text(out, bytes);
                 }
+            }
+            RecordValue::String(bytes) if self.layout.raw_bytes => {
+                render_raw_string(out, bytes, size as usize)
             }
             RecordValue::String(bytes) | RecordValue::Bytes(bytes) => {
                 render_bytes(out, bytes, KEY_STRING_WIDTH, false, self.layout.raw_bytes);

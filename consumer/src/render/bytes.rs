@@ -1,5 +1,6 @@
 //! Byte data as DTrace prints it: the printable test, data that looks like a string
-//! printed as one, and the hex dump of everything else (`tracemem()`, `rawbytes`).
+//! printed as one, and the hex dump of everything else (`tracemem()`, `rawbytes`,
+//! under which even strings are dumped whole).
 
 use crate::render::c_format::{format_bytes_as_string, CFormatSpec};
 
@@ -41,6 +42,15 @@ pub fn render_bytes(out: &mut String, bytes: &[u8], width: usize, quiet: bool, f
         }
     }
     render_hex_dump(out, bytes);
+}
+
+/// A string under `rawbytes` (traced, or an aggregation key): DTrace dumps its whole
+/// record, the string's `strsize` bytes, which are zero after the string's NUL (its
+/// store copies NULs to the end of the record).
+pub fn render_raw_string(out: &mut String, text: &[u8], record_size: usize) {
+    let mut record = text.to_vec();
+    record.resize(record_size.max(text.len()), 0);
+    render_hex_dump(out, &record);
 }
 
 /// The hex dump: an empty line, the column header, then per 16 bytes the offset, the

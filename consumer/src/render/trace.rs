@@ -17,7 +17,7 @@ use difvm::object::{Action, ActionKind, ProbeDescription};
 use difvm::printed_type::PrintedType;
 
 use crate::record::{sign_extend, RecordValue};
-use crate::render::bytes::render_bytes;
+use crate::render::bytes::{render_bytes, render_raw_string};
 use crate::render::c_format::{format_bytes_as_string, CFormatSpec};
 use crate::render::print_layout::render_print_layout;
 use crate::render::printf::{format_printf, PrintfContext, PrintfError};
@@ -240,8 +240,17 @@ impl TraceRenderer {
                 _ => {}
             },
             ActionKind::Trace | ActionKind::RecordSymbolic => {
+                let mut slot_sizes = action
+                    .values
+                    .iter()
+                    .filter_map(|value| value.slot.as_ref().map(|slot| slot.size as usize));
                 for value in values {
-                    self.render_trace_value(out, value, context);
+                    match (value, slot_sizes.next()) {
+                        (RecordValue::String(bytes), Some(size)) if self.options.raw_bytes => {
+                            render_raw_string(out, bytes, size)
+                        }
+                        _ => self.render_trace_value(out, value, context),
+                    }
                 }
             }
             ActionKind::TraceMemory => {

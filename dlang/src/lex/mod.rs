@@ -5,6 +5,7 @@
 //! consumed between tokens.
 
 mod control;
+mod gnu_extensions;
 mod literals;
 mod names;
 mod rules;
@@ -17,6 +18,7 @@ use crate::ast::{IntegerBase, IntegerSuffix, Item, MacroVariable};
 use crate::diagnostics::{Diagnostic, ErrorTag, Span};
 
 use control::{process_control_line, ControlEffect};
+use gnu_extensions::{gnu_extension_at, skip_parenthesized, GnuExtension};
 use literals::{
     decode_integer, pack_character_constant, scan_quoted, translate_escapes, QuotedScan,
 };
@@ -122,6 +124,12 @@ impl<'s, 'c> Lexer<'s, 'c> {
         std::mem::take(&mut self.pending_items)
     }
 
+    /// Whether `offset` lies in a C header cpp included (with `-C`), rather than in
+    /// the program text itself.
+    pub(crate) fn in_c_header(&self, offset: usize) -> bool {
+        self.source_map.in_c_header(offset)
+    }
+
     /// The line map, with the line directives lexed so far.
     pub fn into_source_map(self) -> SourceMap {
         self.source_map
@@ -165,7 +173,24 @@ impl<'s, 'c> Lexer<'s, 'c> {
 
     fn lex_token(&mut self) -> Result<Token, Diagnostic> {
         self.skip_trivia()?;
-        let start = self.position;
+        let mut start = self.position;
+        while let Some((extension, length)) = gnu_extension_at(&self.source[start..]) {
+            let end = start + length;
+            match extension {
+                GnuExtension::Ignored => self.position = end,
+                GnuExtension::IgnoredWithArguments => {
+                    self.position = skip_parenthesized(self.source, end)
+                }
+                GnuExtension::Keyword(keyword) => {
+                    return Ok(Token {
+                        kind: TokenKind::Keyword(keyword),
+                        span: start..end,
+                    })
+                }
+            }
+            self.skip_trivia()?;
+            start = self.position;
+        }
         if start >= self.source.len() {
             let end = self.source.len();
             return Ok(Token {

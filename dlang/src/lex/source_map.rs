@@ -56,6 +56,15 @@ impl SourceMap {
         self.directives.push(LineDirective { offset, line, file });
     }
 
+    /// Whether `offset` lies in a C header cpp included (a file a line directive named,
+    /// other than a D source file: the program's own `#line "x.d"` directives and
+    /// library files name `.d` files).
+    pub fn in_c_header(&self, offset: usize) -> bool {
+        self.line_of(offset)
+            .0
+            .is_some_and(|file| !file.ends_with(".d"))
+    }
+
     /// The 0-based physical line containing `offset`.
     fn physical_line(&self, offset: usize) -> usize {
         self.line_starts

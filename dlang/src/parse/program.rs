@@ -36,6 +36,12 @@ impl<'s, 'c> Parser<'s, 'c> {
                     self.lexer.set_mode(LexerMode::Expression);
                     Item::Provider(self.parse_provider()?)
                 }
+                TokenKind::Keyword(Keyword::Static) if self.at_header_token()? => {
+                    self.lexer.set_mode(LexerMode::Expression);
+                    self.skip_header_static_definition()?;
+                    first_item = false;
+                    continue;
+                }
                 TokenKind::Keyword(keyword)
                     if is_storage_class_keyword(keyword) || is_type_specifier_keyword(keyword) =>
                 {
@@ -50,6 +56,39 @@ impl<'s, 'c> Parser<'s, 'c> {
             };
             items.push(item);
             first_item = false;
+        }
+    }
+
+    /// Whether the next token comes from a C header included with `-C`.
+    fn at_header_token(&mut self) -> Result<bool, Diagnostic> {
+        let start = self.peek()?.span.start;
+        Ok(self.lexer.in_c_header(start))
+    }
+
+    /// Skips a C header's `static` declaration: glibc's headers (`<bits/byteswap.h>`,
+    /// which `<sys/types.h>` includes) define `static inline` functions, which D can
+    /// neither declare nor call, so they are passed over up to the `;` that ends a
+    /// declaration or the `}` that ends a function body.
+    fn skip_header_static_definition(&mut self) -> Result<(), Diagnostic> {
+        let mut depth = 0usize;
+        loop {
+            let token = self.advance()?;
+            match token.kind {
+                TokenKind::EndOfInput => return Err(self.syntax_error_near(&token)),
+                TokenKind::Punctuator(Punctuator::Semicolon) if depth == 0 => return Ok(()),
+                TokenKind::Punctuator(
+                    Punctuator::LeftBrace | Punctuator::LeftParen | Punctuator::LeftBracket,
+                ) => depth += 1,
+                TokenKind::Punctuator(
+                    Punctuator::RightBrace | Punctuator::RightParen | Punctuator::RightBracket,
+                ) => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 && token.kind == TokenKind::Punctuator(Punctuator::RightBrace) {
+                        return Ok(());
+                    }
+                }
+                _ => {}
+            }
         }
     }
 

@@ -1,7 +1,7 @@
 //! Declarations: type specifiers and declarators to types (with struct, union and enum
 //! definitions and their layout), typedefs, variable declarations (`int x;`,
-//! `self int y;`, `int a[string];`, `int b[10];`), inline definitions, provider
-//! definitions and `#pragma D option` settings.
+//! `self int y;`, `int a[string];`, `int b[10];`) and provider definitions. Inline
+//! definitions are in `inline_definitions`, `#pragma D option` in `option_pragmas`.
 
 use std::collections::HashMap;
 
@@ -9,11 +9,11 @@ use difvm::isa::builtin_array;
 
 use super::ir::{TypedExpr, TypedExprKind};
 use super::variables::{VariableScope, VariableShape};
-use super::{constants, error, Analyzer, InlineInfo, SemaResult};
+use super::{constants, error, Analyzer, SemaResult};
 use crate::ast::{
     Aggregate, ArrayDimension, Declaration, DeclarationSpecifiers, Declarator, Derivation,
-    EnumSpecifier, Expr, ExprKind, InlineDefinition, OptionPragma, ProviderDefinition,
-    StorageClass, StructOrUnionSpecifier, TypeName, TypeQualifier, TypeSpecifier,
+    EnumSpecifier, ProviderDefinition, StorageClass, StructOrUnionSpecifier, TypeName,
+    TypeQualifier, TypeSpecifier,
 };
 use crate::diagnostics::{ErrorTag, Span};
 use crate::kernel_types::KernelTypeNamespace;
@@ -86,6 +86,12 @@ impl Analyzer<'_> {
                         ));
                     }
                     if self.types.define_typedef(&name, declared.ty).is_err() {
+                        // A C header's typedef lives apart from D's own in DTrace, so a
+                        // header may name a D typedef again with its C type.
+                        if self.declared_in_c_header(&span) {
+                            self.types.redefine_typedef(&name, declared.ty);
+                            continue;
+                        }
                         return Err(error(
                             ErrorTag::D_DECL_IDRED,
                             &span,
@@ -95,7 +101,12 @@ impl Analyzer<'_> {
                 }
                 // An extern declaration names a kernel variable and gives it a type; the
                 // name then reads the variable.
-                Some(StorageClass::Extern) => self.declare_extern(&name, declared.ty, &span)?,
+                Some(StorageClass::Extern) => self.declare_extern(&name, declared.ty),
+                // A prototype without a storage class declares an extern function, as
+                // in C and in DTrace (C headers write many prototypes so).
+                None if self.types.is_function(declared.ty) => {
+                    self.declare_extern(&name, declared.ty)
+                }
                 Some(StorageClass::SelfScope) => {
                     self.declare_variable(&name, &span, VariableScope::ThreadLocal, declared)?
                 }
@@ -106,6 +117,14 @@ impl Analyzer<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Whether `span` lies in a file included through the C preprocessor (cpp's line
+    /// markers name it), rather than in the program itself.
+    fn declared_in_c_header(&self, span: &Span) -> bool {
+        self.source_map
+            .as_ref()
+            .is_some_and(|map| map.in_c_header(span.start))
     }
 
     /// The storage class of a declaration (at most one; auto/register/static are not D).
@@ -465,7 +484,8 @@ impl Analyzer<'_> {
                                 "inappropriate storage class for function or associative array parameter",
                             ));
                         }
-                        let parameter_type = self.type_from_type_name(parameter)?;
+                        let parameter_type =
+                            self.type_from_type_name(&decayed_parameter(parameter))?;
                         if self.types.is_void(parameter_type) {
                             if parameters.len() > 1 || *varargs {
                                 return Err(error(
@@ -557,7 +577,7 @@ impl Analyzer<'_> {
                 ));
             }
             for (declarator, width) in &member.declarators {
-                let declared = self.apply_declarator(base, declarator)?;
+                let declared = self.member_declarator(base, declarator)?;
                 let name = declared.name.as_ref().map(|(name, _)| name.clone());
                 let bit_width = match width {
                     Some(expr) => Some(self.bit_field_width(
@@ -611,6 +631,21 @@ impl Analyzer<'_> {
         }
         self.types.define_aggregate(ty, layout);
         Ok(ty)
+    }
+
+    /// A member's declarator applied to `base`. A last member declared as an array
+    /// without a dimension (C's flexible array member, `unsigned char data[];`, as
+    /// `<bits/socket.h>` has) is an array of no elements, as CTF describes it.
+    fn member_declarator(&mut self, base: TypeId, declarator: &Declarator) -> SemaResult<Declared> {
+        let Some(Derivation::Array(ArrayDimension::Unspecified)) = declarator.derivations.first()
+        else {
+            return self.apply_declarator(base, declarator);
+        };
+        let mut element = declarator.clone();
+        element.derivations.remove(0);
+        let mut declared = self.apply_declarator(base, &element)?;
+        declared.ty = self.types.array_of(declared.ty, 0);
+        Ok(declared)
     }
 
     fn bit_field_width(
@@ -716,113 +751,9 @@ impl Analyzer<'_> {
         Ok(ty)
     }
 
-    /// `inline type name[params] = value;`
-    pub(super) fn inline_definition(&mut self, inline: &InlineDefinition) -> SemaResult<()> {
-        let name = &inline.name;
-        // DTrace defines an inline when its parser reads the closing `;`, so errors
-        // report that line.
-        let end_span = inline.span.end.saturating_sub(1)..inline.span.end;
-        // DTrace resolves the declared type before it looks the name up, and names the
-        // identifier the inline would replace.
-        if let Some(previous) = self.global_identifier_kind(name) {
-            return Err(error(
-                ErrorTag::D_DECL_IDRED,
-                &end_span,
-                format!(
-                    "identifier redefined: {name}\n\t current: inline definition\n\tprevious: {previous}"
-                ),
-            ));
-        }
-        // An inline array takes a tuple signature (its parameters), never a dimension.
-        match inline.ty.declarator.derivations.first() {
-            Some(Derivation::Array(ArrayDimension::Unspecified)) => {
-                return Err(error(
-                    ErrorTag::D_DECL_ARRNULL,
-                    &end_span,
-                    format!("inline declaration requires array tuple signature: {name}"),
-                ))
-            }
-            Some(Derivation::Array(_)) => {
-                return Err(error(
-                    ErrorTag::D_DECL_ARRNULL,
-                    &end_span,
-                    format!("inline declaration cannot be of scalar array type: {name}"),
-                ))
-            }
-            _ => {}
-        }
-        let ty = self.type_from_type_name(&inline.ty)?;
-        if self.types.is_void(ty) {
-            return Err(error(
-                ErrorTag::D_DECL_VOIDOBJ,
-                &end_span,
-                format!("cannot declare void inline: {name}"),
-            ));
-        }
-        if self.is_incomplete(ty) {
-            return Err(error(
-                ErrorTag::D_DECL_INCOMPLETE,
-                &end_span,
-                format!(
-                    "incomplete struct/union/enum {}: {name}",
-                    self.type_name(ty)
-                ),
-            ));
-        }
-        let mut parameters = Vec::new();
-        let mut placeholders = HashMap::new();
-        for (type_name, parameter) in &inline.parameters {
-            let parameter_type = self.type_from_type_name(type_name)?;
-            parameters.push((parameter_type, parameter.clone()));
-            placeholders.insert(
-                parameter.clone(),
-                self.placeholder(parameter_type, &type_name.span),
-            );
-        }
-        self.inline_parameters.push(placeholders);
-        let checked = self.inline_value(&inline.value);
-        self.inline_parameters.pop();
-        let value = checked?;
-        if !self.is_argument_compatible(ty, &value) {
-            return Err(error(
-                ErrorTag::D_OP_INCOMPAT,
-                &end_span,
-                format!(
-                    "inline {name} definition uses incompatible types: \"{}\" = \"{}\"",
-                    self.type_name(ty),
-                    self.type_name(value.ty)
-                ),
-            ));
-        }
-        self.inlines.insert(
-            name.clone(),
-            InlineInfo {
-                definition: inline.clone(),
-                ty,
-                parameters,
-            },
-        );
-        Ok(())
-    }
-
-    /// The value of an inline, type-checked. A translation
-    /// (`xlate <psinfo_t *>(curthread)`) has no value of its own, only members: it
-    /// stands for a value of the type it translates to when a translator exists.
-    fn inline_value(&mut self, value: &Expr) -> SemaResult<TypedExpr> {
-        let ExprKind::Xlate {
-            ty: type_name,
-            operand,
-        } = &value.kind
-        else {
-            return self.expression(value);
-        };
-        let target = self.checked_translation(type_name, operand, &value.span)?;
-        Ok(self.placeholder(target, &value.span))
-    }
-
     /// How DTrace describes the global identifier `name` when a declaration would
     /// replace it (its kind, then `inline` for an inline), or `None` when it is free.
-    fn global_identifier_kind(&self, name: &str) -> Option<String> {
+    pub(super) fn global_identifier_kind(&self, name: &str) -> Option<String> {
         if let Some(inline) = self.inlines.get(name) {
             let kind = if inline.parameters.is_empty() {
                 "scalar"
@@ -885,102 +816,6 @@ impl Analyzer<'_> {
         }
         Ok(())
     }
-
-    /// `#pragma D option name[=value]`: recorded for the engine and consumer, and
-    /// applied at once when it is a compile-time option.
-    pub(super) fn apply_option(&mut self, pragma: &OptionPragma) -> SemaResult<()> {
-        let value = pragma.value.as_deref();
-        let invalid = || {
-            error(
-                ErrorTag::D_PRAGMA_OPTSET,
-                &pragma.span,
-                match value {
-                    Some(value) => format!("failed to set option '{}' to '{value}': Invalid value for specified option", pragma.name),
-                    None => format!("failed to set option '{}': Invalid value for specified option", pragma.name),
-                },
-            )
-        };
-        let flag = || parse_boolean(value);
-        match pragma.name.as_str() {
-            "strsize" => {
-                let size = value
-                    .and_then(parse_size)
-                    .filter(|&size| size > 0 && size <= u64::from(u32::MAX))
-                    .ok_or_else(invalid)?;
-                self.types.set_string_size(size as u32);
-            }
-            "defaultargs" => self.settings.default_arguments = flag().ok_or_else(invalid)?,
-            "argref" => self.settings.argument_references = flag().ok_or_else(invalid)?,
-            "zdefs" => self.settings.zero_matches_allowed = flag().ok_or_else(invalid)?,
-            "empty" => self.settings.empty_programs_allowed = flag().ok_or_else(invalid)?,
-            "stackframes" => self.settings.stack_frames = parse_count(value).ok_or_else(invalid)?,
-            "ustackframes" => {
-                self.settings.user_stack_frames = parse_count(value).ok_or_else(invalid)?
-            }
-            "jstackframes" => {
-                self.settings.java_stack_frames = parse_count(value).ok_or_else(invalid)?
-            }
-            "jstackstrsize" => {
-                self.settings.java_stack_string_size = value
-                    .and_then(parse_size)
-                    .map(|size| size as u32)
-                    .ok_or_else(invalid)?
-            }
-            "scratchsize" => {
-                self.settings.scratch_size = value.and_then(parse_size).ok_or_else(invalid)?
-            }
-            "printsize" => {
-                self.settings.print_size = value.and_then(parse_size).ok_or_else(invalid)?
-            }
-            "errtags" => self.errtags = Some(flag().ok_or_else(invalid)?),
-            _ => {}
-        }
-        self.pragma_options
-            .push((pragma.name.clone(), pragma.value.clone()));
-        Ok(())
-    }
-}
-
-/// A boolean option value: no value means on.
-fn parse_boolean(value: Option<&str>) -> Option<bool> {
-    let Some(value) = value else {
-        return Some(true);
-    };
-    match value.to_ascii_lowercase().as_str() {
-        "" | "no" | "disable" | "disabled" | "false" | "off" | "unset" | "0" => Some(false),
-        "yes" | "enable" | "enabled" | "true" | "on" | "set" | "1" => Some(true),
-        _ => None,
-    }
-}
-
-/// A C-syntax unsigned integer (decimal, `0x` hex, `0` octal).
-fn parse_unsigned(text: &str) -> Option<u64> {
-    if let Some(hex) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
-        u64::from_str_radix(hex, 16).ok()
-    } else if text.len() > 1 && text.starts_with('0') {
-        u64::from_str_radix(&text[1..], 8).ok()
-    } else {
-        text.parse().ok()
-    }
-}
-
-fn parse_count(value: Option<&str>) -> Option<u32> {
-    value
-        .and_then(parse_unsigned)
-        .filter(|&count| count > 0 && count <= u64::from(u32::MAX))
-        .map(|count| count as u32)
-}
-
-/// A size with an optional `k m g t` suffix (powers of 1024).
-fn parse_size(text: &str) -> Option<u64> {
-    let (digits, multiplier) = match text.chars().last()? {
-        'k' | 'K' => (&text[..text.len() - 1], 1u64 << 10),
-        'm' | 'M' => (&text[..text.len() - 1], 1 << 20),
-        'g' | 'G' => (&text[..text.len() - 1], 1 << 30),
-        't' | 'T' => (&text[..text.len() - 1], 1 << 40),
-        _ => (text, 1),
-    };
-    parse_unsigned(digits)?.checked_mul(multiplier)
 }
 
 /// D_DECL_* checks on intrinsic type words; used by [`Analyzer::base_type`].
@@ -1039,4 +874,20 @@ fn parse_type_words(types: &TypeTable, words: &[(&str, Span)]) -> SemaResult<Typ
             "invalid type combination",
         )
     })
+}
+
+/// A prototype parameter declared as an array without a dimension (`char *const argv[]`,
+/// as C headers write them) is a pointer to its element, as in C: the array is never
+/// the object being declared, so it needs no dimension.
+fn decayed_parameter(parameter: &TypeName) -> std::borrow::Cow<'_, TypeName> {
+    match parameter.declarator.derivations.first() {
+        Some(Derivation::Array(ArrayDimension::Unspecified)) => {
+            let mut decayed = parameter.clone();
+            decayed.declarator.derivations[0] = Derivation::Pointer {
+                qualifiers: Vec::new(),
+            };
+            std::borrow::Cow::Owned(decayed)
+        }
+        _ => std::borrow::Cow::Borrowed(parameter),
+    }
 }

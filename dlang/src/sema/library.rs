@@ -254,6 +254,12 @@ impl Analyzer<'_> {
     }
 }
 
+/// Whether `name` is a file of the system library (`procfs.d`), which a user library
+/// may depend on.
+pub(super) fn is_system_library_file(name: &str) -> bool {
+    SYSTEM_LIBRARY.iter().any(|(file, _)| *file == name)
+}
+
 /// Whether the system library defines an inline named `name`: from a scan of the
 /// library's text, as for typedefs (see [`is_library_typedef`]).
 pub(super) fn is_library_inline(name: &str) -> bool {

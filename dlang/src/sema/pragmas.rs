@@ -132,7 +132,7 @@ impl Analyzer<'_> {
 
     /// Whether any probe of this machine matches `description` (names with glob
     /// characters name nothing, as DTrace looks providers and modules up by name).
-    fn has_probes(&self, description: ProbeDescription) -> bool {
+    pub(super) fn has_probes(&self, description: ProbeDescription) -> bool {
         let is_glob = |field: &str| field.contains(['*', '?', '[', '\\']);
         if is_glob(&description.provider) || is_glob(&description.module) {
             return false;

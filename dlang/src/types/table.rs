@@ -370,6 +370,19 @@ impl TypeTable {
         Ok(id)
     }
 
+    /// Makes `name` name a new typedef of `target`, whatever it named before (types
+    /// already built on the old typedef keep it). This is how a C header's typedef
+    /// takes precedence over D's own of the same name (DTrace keeps the headers' types
+    /// in its C container, which name look-ups search first).
+    pub fn redefine_typedef(&mut self, name: &str, target: TypeId) -> TypeId {
+        let id = self.add(TypeKind::Typedef {
+            name: name.to_string(),
+            target,
+        });
+        self.typedefs.insert(name.to_string(), id);
+        id
+    }
+
     /// The struct with `tag`, if one has been declared.
     pub fn struct_tagged(&self, tag: &str) -> Option<TypeId> {
         self.struct_tags.get(tag).copied()

@@ -106,7 +106,9 @@ pub use difos::{
     calls_subroutine, program_difos, program_reads_builtin, program_reads_vtimestamp, DifoLocation,
     DifoSlot,
 };
-pub use options::{LayoutError, LayoutOptions, MAX_HASH_KEY_SIZE, MAX_PER_CPU_VALUE_SIZE};
+pub use options::{
+    LayoutError, LayoutOptions, MAX_HASH_KEY_SIZE, MAX_KERNEL_STRSIZE, MAX_PER_CPU_VALUE_SIZE,
+};
 pub use path_offsets::DentryPathOffsets;
 pub use task_offsets::{
     kernel_offsets_for, KernelOffsets, PerCpuBaseOffsets, RunQueueCurrentOffsets, TaskStructOffsets,
@@ -431,10 +433,10 @@ fn slot_for(ty: &DifType) -> (u32, GlobalVariableSlot) {
 
 /// Refuses options outside what the kernel engine supports.
 fn check_options(options: &LayoutOptions) -> Result<(), LayoutError> {
-    if options.strsize < 2 || options.strsize > 4096 {
+    if options.strsize < 2 || options.strsize > MAX_KERNEL_STRSIZE {
         return Err(LayoutError::Option {
             name: "strsize",
-            reason: format!("{} is outside 2..=4096", options.strsize),
+            reason: format!("{} is outside 2..={MAX_KERNEL_STRSIZE}", options.strsize),
         });
     }
     if options.cpu_count == 0 || options.cpu_count > 4096 {

@@ -13,6 +13,10 @@ pub const MAX_HASH_KEY_SIZE: u32 = 8 * 1024;
 /// The kernel refuses per-CPU values larger than this.
 pub const MAX_PER_CPU_VALUE_SIZE: u32 = 32 * 1024;
 
+/// The largest `strsize` the kernel engine lays out: the work area holds several
+/// string buffers of this size within the per-CPU value limit.
+pub const MAX_KERNEL_STRSIZE: u32 = 4096;
+
 /// The options that shape a program's maps and code.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LayoutOptions {

@@ -1,0 +1,1 @@
+#pragma D depends_on library c.d

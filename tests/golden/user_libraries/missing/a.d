@@ -1,0 +1,2 @@
+#pragma D depends_on library absent.d
+inline int MISSING_A = 1;

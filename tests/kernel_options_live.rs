@@ -1,0 +1,68 @@
+//! Live tests of options whose handling is particular to the kernel engine: a `strsize`
+//! beyond what the kernel engine lays out is DTrace's invalid-value message (not the
+//! layout's own), and `rawbytes` dumps a traced string's whole record as on the
+//! user-space engine. Each test skips with a one-line reason without root and a working
+//! kernel engine.
+
+mod common;
+
+use std::time::Duration;
+
+use common::live::LiveDtrace;
+
+const DTRACE: LiveDtrace = LiveDtrace::with_deadline(Duration::from_secs(20));
+
+#[test]
+fn strsize_beyond_the_kernel_engines_limit_is_an_invalid_value() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    let outcome = DTRACE.run(&[
+        "-q",
+        "-x",
+        "strsize=1m",
+        "-n",
+        "BEGIN { trace(\"x\"); exit(0); }",
+    ]);
+    assert_eq!(outcome.status, Some(1), "stderr: {}", outcome.stderr);
+    assert_eq!(
+        outcome.stderr,
+        "dtrace: could not enable tracing: Invalid value for specified option\n"
+    );
+}
+
+#[test]
+fn strsize_of_one_is_refused_when_set() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    let outcome = DTRACE.run(&["-q", "-x", "strsize=1", "-n", "BEGIN { exit(0); }"]);
+    assert_eq!(outcome.status, Some(1), "stderr: {}", outcome.stderr);
+    assert_eq!(
+        outcome.stderr,
+        "dtrace: failed to set -x strsize: Invalid value for specified option\n"
+    );
+}
+
+#[test]
+fn rawbytes_dumps_a_traced_strings_whole_record() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    let outcome = DTRACE.run(&[
+        "-q",
+        "-x",
+        "rawbytes",
+        "-x",
+        "strsize=18",
+        "-n",
+        "BEGIN { trace(\"hello, world\"); exit(0); }",
+    ]);
+    assert_eq!(outcome.status, Some(0), "stderr: {}", outcome.stderr);
+    assert_eq!(
+        outcome.stdout,
+        "\n             0  1  2  3  4  5  6  7  8  9  a  b  c  d  e  f  0123456789abcdef\n         \
+         0: 68 65 6c 6c 6f 2c 20 77 6f 72 6c 64 00 00 00 00  hello, world....\n        \
+         10: 00 00                                            ..\n\n"
+    );
+}
