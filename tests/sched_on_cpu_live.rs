@@ -26,9 +26,9 @@ const DTRACE: LiveDtrace = LiveDtrace::with_deadline(Duration::from_secs(30));
 /// sleeps between them, and prints `schedstat NS`: the thread's time on CPU between the
 /// two reads. The marks are signals rather than system calls so that every probe of the
 /// program fires where the kernel cannot preempt it: a syscall probe's program can be
-/// preempted on kernels whose syscall tracepoints may fault, and a sched_switch that
-/// finds this session's per-CPU work area busy then counts a nesting drop and loses an
-/// on-CPU stretch.
+/// preempted on kernels whose syscall tracepoints may fault, and a sched_switch whose
+/// program then finds the preempted one using state it shares counts a nesting drop and
+/// loses an on-CPU stretch.
 const LOAD: &str = "import os, signal, threading, time\n\
 tid = threading.get_native_id()\n\
 def schedstat():\n    \

@@ -11,10 +11,10 @@ use difvm::object::{
 use difvm::text::assemble;
 use difvm::verify::{verify_program, VerifiedProgram};
 use kernel_shim::ebpf::{Helper, Insn, Reg};
-use kernel_shim::map_layout::VTIMESTAMP_THREADS;
 use kernel_shim::map_layout::{
     LayoutOptions, MapFds, ProgramLayout, TaskStructOffsets, VtimestampLayout,
 };
+use kernel_shim::map_layout::{VTIMESTAMP_THREADS, WORK_AREAS_PER_CPU};
 use kernel_shim::sys::MapType;
 use kernel_shim::translate::artificial_frames::ARTIFICIAL_FRAME_WINDOW;
 use kernel_shim::translate::{
@@ -188,7 +188,7 @@ fn map_specifications_follow_the_program_and_options() {
             "dtrace_agggen"
         ]
     );
-    assert_eq!(specs[0].max_entries, 4);
+    assert_eq!(specs[0].max_entries, 4 * WORK_AREAS_PER_CPU);
     assert_eq!(specs[0].value_size, layout.state.size);
     assert_eq!(specs[4].map_type, MapType::PerfEventArray);
     assert_eq!(specs[6].map_type, MapType::PercpuHash);

@@ -9,7 +9,7 @@
 //!
 //! | map | type | key | value | entries |
 //! |---|---|---|---|---|
-//! | `state` | `ARRAY` | u32 CPU number | [`StateLayout`]: one per-CPU work area | possible CPUs |
+//! | `state` | `ARRAY` | u32 CPU number × [`WORK_AREAS_PER_CPU`] + nesting level | [`StateLayout`]: one work area | possible CPUs × [`WORK_AREAS_PER_CPU`] |
 //! | `globals` | `ARRAY` | u32 0 | [`GlobalsLayout`]: exit flag, wall-clock offset, speculation states, global variables | 1 |
 //! | `constants` | `ARRAY`, read-only for programs | u32 0 | every DIFO's string table, back to back | 1 |
 //! | `counters` | `PERCPU_ARRAY` | u32 0: [`COUNTER_COUNT`] u64 counters, indexed by the `COUNTER_*` constants; u32 [`COUNTERS_KEY_PRINCIPAL_DRAINED`]: the consumer's count of principal bytes read | the counters | 2 |
@@ -20,9 +20,13 @@
 //! | `speculations` (if the program speculates) | `ARRAY` | u32 `(id - 1) * cpus + cpu` | u64 bytes used, then `specsize` bytes of records | `nspec × cpus` |
 //! | `vtimestamps` (if the program reads `vtimestamp`) | `LRU_HASH` | u64 `task_struct` address | [`VtimestampLayout`]: the thread's time on CPU, kept by the runtime's `sched_switch` tracker (see `translate::vtimestamps`) | [`VTIMESTAMP_THREADS`] |
 //!
-//! The per-CPU work area is an ordinary array indexed by `bpf_get_smp_processor_id()`
+//! The work areas are an ordinary array indexed from `bpf_get_smp_processor_id()`
 //! rather than a per-CPU array, because per-CPU values are limited to 32 KiB and scratch
-//! space alone may be larger.
+//! space alone may be larger. Each CPU has [`WORK_AREAS_PER_CPU`] of them, one for each
+//! context that can interrupt another (task, softirq, hardirq, NMI), so that a probe
+//! firing inside another of our programs (a `profile` probe in a hard interrupt during a
+//! `syscall` probe's program) has a work area of its own; a program uses the first of its
+//! CPU's areas whose nesting word is 0 (see `translate::nesting`).
 //!
 //! # Records
 //!
@@ -160,7 +164,9 @@ pub const COUNTER_SPECULATION_UNAVAILABLE: usize = 4;
 pub const COUNTER_SPECULATION_BUSY: usize = 5;
 /// Counter: faults inside ERROR clauses.
 pub const COUNTER_ERROR_IN_ERROR_PROBE: usize = 6;
-/// Counter: firings refused because another of our programs was running on the CPU.
+/// Counter: firings refused because every work area of the CPU was in use by
+/// [`WORK_AREAS_PER_CPU`] of our programs interrupting one another, or one was in use by
+/// an interrupted program whose shared state the firing's program touches.
 pub const COUNTER_NESTING_DROPS: usize = 7;
 /// Counter: faults reported to the ERROR probe.
 pub const COUNTER_FAULTS: usize = 8;
@@ -180,6 +186,11 @@ pub const AGGREGATION_PART_WORDS: usize = 1024;
 pub fn is_split_into_parts(rule: &AggregationRule) -> bool {
     rule.word_count() > AGGREGATION_PART_WORDS
 }
+
+/// Work areas (`state` map entries) per CPU: one per context that can interrupt another
+/// on a CPU (task, softirq, hardirq, NMI). CPU `c`'s areas are entries
+/// `c × WORK_AREAS_PER_CPU` up to the next CPU's first.
+pub const WORK_AREAS_PER_CPU: u32 = 4;
 
 /// Offset of the generation word in an aggregation value.
 pub const AGGREGATION_GENERATION_OFFSET: u32 = 8;
@@ -231,11 +242,12 @@ pub struct MapFds {
     pub vtimestamps: Option<i32>,
 }
 
-/// The per-CPU work area (`state` map value), offsets in bytes. Fixed words come first;
+/// A work area (`state` map value), offsets in bytes. Fixed words come first;
 /// areas follow in the order of the fields below; the zero guard is last.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StateLayout {
-    /// u64 nesting flag: non-zero while one of our programs runs on this CPU.
+    /// u64 nesting word: 0 while the work area is free, else the footprint of the program
+    /// using it (see `translate::nesting`).
     pub nesting: u32,
     /// u64 bytes of scratch allocated by the current clause.
     pub scratch_used: u32,
@@ -757,7 +769,7 @@ impl ProgramLayout {
                 map_type: MapType::Array,
                 key_size: 4,
                 value_size: self.state.size,
-                max_entries: cpus,
+                max_entries: cpus * WORK_AREAS_PER_CPU,
                 flags: 0,
             },
             MapSpec {

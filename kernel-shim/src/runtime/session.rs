@@ -633,8 +633,9 @@ impl RuntimeSession {
     }
 
     /// Cumulative drop and error counters. Principal drops per CPU are the records the
-    /// perf ring had no room for, plus firings skipped because a program was already
-    /// running on the CPU (the programs' nesting guard); the kernel's own count of
+    /// perf ring had no room for, plus firings the programs' nesting guard skipped (every
+    /// work area of the CPU in use, or in use by a program sharing state with the firing's
+    /// program); the kernel's own count of
     /// skipped runs (`recursion_misses`, not per CPU) is added to the first CPU.
     pub fn drop_counters(&self) -> Result<DropCounters, RuntimeError> {
         let mut drops = DropCounters::default();

@@ -10,9 +10,10 @@
 //! ERROR statement only counts `COUNTER_ERROR_IN_ERROR_PROBE`; the statements themselves
 //! are translated by `statement`.
 //!
-//! Nesting: the work area's nesting word is set while a program runs; a program that finds
-//! it set (another of ours interrupted on this CPU) counts [`COUNTER_NESTING_DROPS`] and
-//! does nothing rather than corrupt the interrupted one's state.
+//! Nesting: the entry takes one of the CPU's work areas, one per nesting level, unless
+//! every one is in use or the program would interrupt one whose shared state it touches
+//! (see `nesting`); the ERROR subprogram and the `bpf_loop` callbacks are handed the
+//! area the program took.
 
 use difvm::object::{CompiledProgram, EnabledProbe, PROBE_ID_ERROR};
 
@@ -23,17 +24,18 @@ use super::code::ProgramCode;
 use super::context::{arguments_read, ContextKind};
 use super::error::TranslateError;
 use super::loops::LoopBody;
+use super::nesting::{emit_work_area_claim, NestingFootprint};
 use super::program::TranslatedProgram;
 use super::prune::prune_unreachable;
-use super::registers::{CONTEXT, MAP_KEY, STATE};
+use super::registers::{CONTEXT, STATE};
 use super::statement::emit_statement;
 use super::string_search::match_substring_iteration;
 use super::tokens::{
     delimiter_set_iteration, reset_tokens, token_end_iteration, token_start_iteration,
 };
 use super::translation_context::{Chain, ProbeTranslationContext};
-use crate::ebpf::{Helper, Insn, JmpOp, Label, MemSize, Reg};
-use crate::map_layout::{MapFds, ProgramLayout, COUNTER_NESTING_DROPS};
+use crate::ebpf::{Insn, MemSize, Reg};
+use crate::map_layout::{MapFds, ProgramLayout};
 
 /// Translates the program of `probe_id` (see [`super::translate_probe`]).
 pub fn translate(
@@ -78,20 +80,19 @@ pub fn translate(
     let mut code = ProgramCode::new(layout, maps);
     let error_subprogram = (!errors.is_empty()).then(|| code.label());
 
-    // Entry: the context, the work area, the nesting guard, the arguments.
+    // Entry: the context, a free work area (taking it), the arguments.
     let leave = code.label();
     let unnest = code.label();
-    code.emit(Insn::mov64_reg(CONTEXT, Reg::R1));
-    emit_work_area_lookup(&mut code, maps, leave);
-    let free = code.label();
-    code.load_state(Reg::R0, layout.state.nesting);
-    code.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, free);
-    code.count(COUNTER_NESTING_DROPS);
-    code.asm.ja_to(leave);
-    code.bind(free);
-    code.store_state_imm(layout.state.nesting, 1);
-    reset_tokens(&mut code, layout, Chain::Main);
     let statements: Vec<usize> = main.iter().map(|probe| probe.statement).collect();
+    let firing_statements: Vec<usize> = main
+        .iter()
+        .chain(&errors)
+        .map(|probe| probe.statement)
+        .collect();
+    let footprint = NestingFootprint::of_statements(program, &firing_statements);
+    code.emit(Insn::mov64_reg(CONTEXT, Reg::R1));
+    emit_work_area_claim(&mut code, layout, maps, footprint, leave);
+    reset_tokens(&mut code, layout, Chain::Main);
     // The thread the probe is about is read from its argument word (see
     // `subject_task`), so that word is always loaded.
     let subject = context
@@ -120,10 +121,11 @@ pub fn translate(
     code.emit(Insn::exit());
 
     if let Some(label) = error_subprogram {
+        // Called with r1 = ctx and r2 = the work area the program took (see
+        // `statement`'s fault handler).
         code.bind(label);
-        let leave = code.label();
         code.emit(Insn::mov64_reg(CONTEXT, Reg::R1));
-        emit_work_area_lookup(&mut code, maps, leave);
+        code.emit(Insn::mov64_reg(STATE, Reg::R2));
         reset_tokens(&mut code, layout, Chain::Error);
         code.zero_fill(
             STATE,
@@ -133,24 +135,11 @@ pub fn translate(
         for enabled_probe in &errors {
             emit_statement(&mut code, &probe_context, Chain::Error, enabled_probe, None)?;
         }
-        code.bind(leave);
         code.emit(Insn::mov64_imm(Reg::R0, 0));
         code.emit(Insn::exit());
     }
     emit_callbacks(&mut code, layout);
     Ok(TranslatedProgram::new(prune_unreachable(code.finish()?)))
-}
-
-/// r7 = this CPU's work area; jumps to `leave` when the lookup fails.
-fn emit_work_area_lookup(code: &mut ProgramCode, maps: &MapFds, leave: Label) {
-    code.call(Helper::GetSmpProcessorId);
-    code.emit(Insn::stx_mem(MemSize::W, Reg::FP, Reg::R0, MAP_KEY));
-    code.emit_all(&Insn::ld_map_fd(Reg::R1, maps.state));
-    code.emit(Insn::mov64_reg(Reg::R2, Reg::FP));
-    code.emit(Insn::add64_imm(Reg::R2, MAP_KEY as i32));
-    code.call(Helper::MapLookupElem);
-    code.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, leave);
-    code.emit(Insn::mov64_reg(STATE, Reg::R0));
 }
 
 /// Emits every callback `run_loop` asked for (callbacks may ask for more).

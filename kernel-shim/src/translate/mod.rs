@@ -13,7 +13,7 @@
 //! | eBPF | holds |
 //! |---|---|
 //! | r6 | the program's context (`ctx`) |
-//! | r7 | the per-CPU work area (`state` map value) |
+//! | r7 | the work area the program took (a `state` map value, see `chain`) |
 //! | r8, r9 | values that must survive helper calls (a DIFO's result, loop cursors) |
 //! | r0–r5 | temporaries and helper arguments |
 //! | stack | DIF registers `%r1`–`%r7`, the condition-code operands, spill slots (`registers`) |
@@ -80,6 +80,7 @@ mod error;
 mod instructions;
 mod loops;
 mod memory;
+mod nesting;
 mod network;
 mod principal_buffer;
 pub mod program;

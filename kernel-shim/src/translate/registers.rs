@@ -31,14 +31,14 @@ pub const SPILL_1: i16 = -112;
 pub const SPILL_2: i16 = -120;
 pub const SPILL_3: i16 = -128;
 pub const SPILL_4: i16 = -136;
-/// A u32 map key (CPU number, 0) for helper calls.
+/// A u32 map key (a work area's index, 0) for helper calls.
 pub const MAP_KEY: i16 = -144;
 /// The work-area pointer, where a `bpf_loop` callback finds it (its context argument).
 pub const LOOP_CONTEXT: i16 = -152;
 
 /// The context pointer.
 pub const CONTEXT: Reg = Reg::R6;
-/// The per-CPU work area.
+/// The work area the program took (see `chain`).
 pub const STATE: Reg = Reg::R7;
 /// Callee-saved scratch registers.
 pub const SAVED_0: Reg = Reg::R8;

@@ -342,7 +342,9 @@ fn emit_fault_handler(
                 code.store_state(arguments + 8 * index, Reg::R0);
             }
             if let Some(label) = error_subprogram {
+                // The ERROR clauses run in the work area this firing took.
                 code.emit(Insn::mov64_reg(Reg::R1, CONTEXT));
+                code.emit(Insn::mov64_reg(Reg::R2, STATE));
                 code.asm.call_to(label);
             }
         }
