@@ -117,12 +117,21 @@ use difvm::isa::DIF_TUPLE_STACK_DEPTH;
 use difvm::object::{ActionKind, CompiledProgram, VariableStorage, RECORD_HEADER_SIZE};
 use difvm::verify::VerifiedProgram;
 
+mod address_tags;
+mod counters;
 mod difos;
 mod options;
 mod path_offsets;
 mod task_offsets;
 mod vtimestamps;
 
+pub use address_tags::{TAG_CONSTANTS, TAG_GLOBALS, TAG_SCRATCH, TAG_SHIFT, TAG_STATE};
+pub use counters::{
+    COUNTERS_KEY_PRINCIPAL_DRAINED, COUNTER_AGGREGATION_DROPS, COUNTER_COUNT,
+    COUNTER_DYNAMIC_DROPS, COUNTER_ERROR_IN_ERROR_PROBE, COUNTER_FAULTS, COUNTER_NESTING_DROPS,
+    COUNTER_PRINCIPAL_DROPS, COUNTER_SPECULATION_BUSY, COUNTER_SPECULATION_UNAVAILABLE,
+    COUNTER_SPECULATIVE_DROPS,
+};
 pub use difos::{
     calls_subroutine, program_difos, program_reads_builtin, program_reads_vtimestamp, DifoLocation,
     DifoSlot,
@@ -137,44 +146,6 @@ pub use task_offsets::{
 pub use vtimestamps::{VtimestampLayout, VTIMESTAMP_THREADS};
 
 use crate::sys::MapType;
-
-/// Tag of scratch addresses: offsets into the work area's scratch space.
-pub const TAG_SCRATCH: u64 = 0xd0;
-/// Tag of by-reference global variable storage: offsets into the globals value.
-pub const TAG_GLOBALS: u64 = 0xd1;
-/// Tag of work-area storage other than scratch (clause-locals, built-in strings, copies
-/// of dynamic variables): offsets into the work area.
-pub const TAG_STATE: u64 = 0xd2;
-/// Tag of DIFO string tables: offsets into the constants value.
-pub const TAG_CONSTANTS: u64 = 0xd3;
-/// Where the tag sits in a tagged address.
-pub const TAG_SHIFT: u32 = 56;
-
-/// Counter: records the principal buffer had no room for.
-pub const COUNTER_PRINCIPAL_DROPS: usize = 0;
-/// Counter: aggregation entries that could not be created.
-pub const COUNTER_AGGREGATION_DROPS: usize = 1;
-/// Counter: dynamic variables that could not be stored.
-pub const COUNTER_DYNAMIC_DROPS: usize = 2;
-/// Counter: speculated records a full speculation buffer refused.
-pub const COUNTER_SPECULATIVE_DROPS: usize = 3;
-/// Counter: `speculation()` calls that found every speculation in use.
-pub const COUNTER_SPECULATION_UNAVAILABLE: usize = 4;
-/// Counter: `speculation()` calls that found a speculation still being committed.
-pub const COUNTER_SPECULATION_BUSY: usize = 5;
-/// Counter: faults inside ERROR clauses.
-pub const COUNTER_ERROR_IN_ERROR_PROBE: usize = 6;
-/// Counter: firings refused because every work area of the CPU was in use by
-/// [`WORK_AREAS_PER_CPU`] of our programs interrupting one another, or one was in use by
-/// an interrupted program whose shared state the firing's program touches.
-pub const COUNTER_NESTING_DROPS: usize = 7;
-/// Counter: faults reported to the ERROR probe.
-pub const COUNTER_FAULTS: usize = 8;
-/// Number of u64 counters in the counters map value.
-pub const COUNTER_COUNT: usize = 9;
-/// Key of the counters map whose per-CPU word 0 is the bytes of records the consumer has
-/// read from that CPU's principal buffer (see the module documentation on records).
-pub const COUNTERS_KEY_PRINCIPAL_DRAINED: u32 = 1;
 
 /// The most words of an aggregating function one aggregation entry holds. A histogram
 /// with more buckets (`lquantize` has up to 65,537) is split into parts of this many
