@@ -22,7 +22,7 @@ pub fn largest_record(program: &CompiledProgram, enabled: &[EnabledProbe]) -> u6
     enabled
         .iter()
         .filter_map(|probe| program.statements.get(probe.statement))
-        .filter(|statement| statement.role == StatementRole::User)
+        .filter(|statement| statement.role == StatementRole::User && statement.writes_record())
         .map(|statement| u64::from(RECORD_HEADER_SIZE) + u64::from(statement.record_size))
         .max()
         .unwrap_or(0)

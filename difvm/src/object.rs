@@ -188,6 +188,23 @@ pub struct Statement {
     pub record_size: u32,
 }
 
+impl Statement {
+    /// Whether a firing of the statement writes a record (and so, unless quiet, prints
+    /// its probe line). DTrace sizes each enabling by its actions' records
+    /// (`dtrace_ecb_resize()`): a clause with no action records its EPID (the default
+    /// action), and so does a clause whose only action is `speculate()` (the EPID then
+    /// goes to the speculation); a clause whose actions all store nothing records
+    /// nothing at all, so a clause that only assigns variables or aggregates prints no
+    /// line.
+    pub fn writes_record(&self) -> bool {
+        match self.actions.as_slice() {
+            [] => true,
+            [only] if only.kind == ActionKind::Speculate => true,
+            actions => actions.iter().any(|action| action.kind.stores_data()),
+        }
+    }
+}
+
 /// An aggregating function with its compile-time parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum AggregationFunction {
@@ -300,6 +317,28 @@ pub const LAST_SIGNAL_NUMBER: u64 = 64;
 pub const STOP_SIGNAL_NUMBER: u64 = 19;
 
 impl ActionKind {
+    /// Whether the action stores data in its clause's record, as an action of non-zero
+    /// record size does in DTrace: expressions evaluated for their effect (`x = 1`,
+    /// `copyout()`), aggregations (their data lies in the aggregation buffer),
+    /// `speculate()`, `commit()`, `discard()` and the destructive actions that act in
+    /// probe context store nothing; every other action stores a value the consumer
+    /// prints or acts on.
+    pub fn stores_data(&self) -> bool {
+        !matches!(
+            self,
+            ActionKind::Expression
+                | ActionKind::Aggregate { .. }
+                | ActionKind::Speculate
+                | ActionKind::Commit
+                | ActionKind::Discard
+                | ActionKind::Raise
+                | ActionKind::Stop
+                | ActionKind::Chill
+                | ActionKind::Breakpoint
+                | ActionKind::Panic
+        )
+    }
+
     /// Why no engine on Linux carries out this action, for the destructive actions of
     /// classic DTrace that have no Linux counterpart (`None` for every other action): the
     /// engines refuse a program that uses one rather than silently do nothing.

@@ -213,16 +213,6 @@ pub struct Engine {
     runtime: Runtime,
 }
 
-/// Whether a statement writes a record: every statement does unless all of its actions
-/// are aggregations.
-fn statement_records(statement: &Statement) -> bool {
-    statement.actions.is_empty()
-        || statement
-            .actions
-            .iter()
-            .any(|action| !matches!(action.kind, ActionKind::Aggregate { .. }))
-}
-
 fn slot_fits(slot: &RecordSlot, size: u32) -> bool {
     slot.offset
         .checked_add(slot.size)
@@ -543,7 +533,7 @@ impl Runtime {
         let cpu = context.cpu();
         self.machine.begin_clause();
 
-        let records = statement_records(statement);
+        let records = statement.writes_record();
         let record_length = RECORD_HEADER_SIZE as u64 + statement.record_size as u64;
         if records {
             let state = self.cpus.entry(cpu).or_default();
@@ -789,7 +779,12 @@ impl Runtime {
         }
         let cost =
             AGGREGATION_ENTRY_OVERHEAD + entry_key.1.len() as u64 + 8 * rule.word_count() as u64;
-        if state.aggregation_bytes.saturating_add(cost) > setup.aggregation_size {
+        // The buffer always holds one entry, however small `aggsize` is (the kernel
+        // engine's map holds at least one entry too); the enabling refuses an `aggsize`
+        // smaller than the entry's key and value.
+        if state.aggregation_bytes > 0
+            && state.aggregation_bytes.saturating_add(cost) > setup.aggregation_size
+        {
             state.aggregation_drops += 1;
             return Ok(());
         }

@@ -247,7 +247,10 @@ impl VariableStore {
     /// refuses (counting a drop) when the space would overflow.
     fn reserve_dynamic(&mut self, old_cost: Option<u64>, cost: u64) -> bool {
         let used = self.dynamic_bytes_used - old_cost.unwrap_or(0);
-        if used.saturating_add(cost) > self.dynamic_capacity {
+        // The space always holds one variable, however small `dynvarsize` is, as
+        // DTrace's dynamic-variable state always has room for one chunk (and the kernel
+        // engine's map for one entry).
+        if used > 0 && used.saturating_add(cost) > self.dynamic_capacity {
             self.dynamic_drops += 1;
             return false;
         }

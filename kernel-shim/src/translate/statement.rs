@@ -33,7 +33,7 @@ use crate::map_layout::{
 /// What a statement does with its record.
 #[derive(Debug, Clone, Copy)]
 struct StatementRecord {
-    /// Whether it writes one: unless all of its actions are aggregations.
+    /// Whether it writes one (`Statement::writes_record`).
     records: bool,
     /// Header and data.
     length: u32,
@@ -47,11 +47,7 @@ impl StatementRecord {
     fn of(statement: &Statement) -> StatementRecord {
         let has = |kind: ActionKind| statement.actions.iter().any(|action| action.kind == kind);
         StatementRecord {
-            records: statement.actions.is_empty()
-                || statement
-                    .actions
-                    .iter()
-                    .any(|action| !matches!(action.kind, ActionKind::Aggregate { .. })),
+            records: statement.writes_record(),
             length: RECORD_HEADER_SIZE + statement.record_size,
             speculates: has(ActionKind::Speculate),
             commits: has(ActionKind::Commit),
