@@ -8,17 +8,18 @@ use std::collections::BTreeSet;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use difvm::engine::{AggregationEntry, DropCounters};
+use difvm::engine::AggregationEntry;
 use difvm::format::PrintfFormat;
 use difvm::object::{
     ActionKind, CompiledProgram, EnabledProbe, StatementRole, FREOPEN_RESTORE_TOKEN,
 };
 
+use crate::drop_reports::DropReporter;
 use crate::aggregation_state::table::AggregationTable;
 use crate::aggregation_state::AggregationState;
 use crate::engine::TracingEngine;
 use crate::messages::{
-    describe_io_error, drop_message, library_error_message, DropKind, MessageSink, RuntimeFault,
+    describe_io_error, library_error_message, MessageSink, RuntimeFault,
     StandardStreams,
 };
 use crate::options::{OptionOrigin, OptionSet};
@@ -94,7 +95,8 @@ pub struct Session<'o> {
     /// `freopen()`.
     reopened_output: Option<OutputFile>,
     exit_status: Option<i64>,
-    reported_drops: DropCounters,
+    /// The drops reported so far.
+    drops: DropReporter,
     /// Turns the records' addresses into symbols (shared with the printers).
     symbols: Rc<dyn SymbolResolver + 'o>,
     /// Where drop reports, runtime errors and library errors go.
@@ -124,6 +126,7 @@ impl<'o> Session<'o> {
         symbols: Rc<dyn SymbolResolver + 'o>,
     ) -> Session<'o> {
         let renderer = TraceRenderer::new(settings.trace);
+        let settings_droptags = settings.droptags;
         let aggregations = AggregationState::new(&program.aggregations);
         let symbol_keys = SymbolKeyNormalizer::new(&program.aggregations);
         Session {
@@ -140,7 +143,7 @@ impl<'o> Session<'o> {
             output,
             reopened_output: None,
             exit_status: None,
-            reported_drops: DropCounters::default(),
+            drops: DropReporter::new(settings_droptags),
             symbols,
             messages: Rc::new(StandardStreams),
         }
@@ -173,6 +176,7 @@ impl<'o> Session<'o> {
     /// out when tracing starts.)
     fn follow_options(&mut self, options: OptionSet) {
         self.settings = SessionSettings::from_options(&options, self.settings.target_pid);
+        self.drops.set_droptags(self.settings.droptags);
         self.renderer.options = self.settings.trace;
         self.aggregation_interval = aggregation_interval(&options);
         self.options = options;
@@ -231,8 +235,12 @@ impl<'o> Session<'o> {
             if std::mem::take(&mut first_poll) {
                 consume_cpu_first(&mut buffers, engine.begin_cpu());
             }
+            // dtrace(1)'s work loop: the status, the aggregation snapshot, then the
+            // buffers (each CPU's principal drops after its records).
+            self.report_status_drops(engine);
+            self.report_aggregation_drops(engine);
             self.consume(engine, buffers)?;
-            self.report_drops(engine);
+            self.report_principal_drops(engine, None);
             // Aggregations are snapshotted at `aggrate` (after the records read, so that
             // the clear()s and trunc()s they carry come first), which keeps the per-CPU
             // parts and the kernel's baseline current between printa()s.
@@ -250,10 +258,14 @@ impl<'o> Session<'o> {
             }
         }
         engine.stop();
+        // dtrace_stop() reads the status one last time (END's drops), before the final
+        // consumption.
+        self.report_status_drops(engine);
         let mut buffers = engine.poll(Duration::ZERO);
         consume_cpu_last(&mut buffers, engine.end_cpu());
+        self.report_aggregation_drops(engine);
         self.consume(engine, buffers)?;
-        self.report_drops(engine);
+        self.report_principal_drops(engine, None);
         // dtrace(1) always writes a newline once tracing has stopped, quiet or not, before
         // the aggregations (§12.4 step 8, §8.3).
         self.write("\n")?;
@@ -414,6 +426,7 @@ impl<'o> Session<'o> {
                 self.renderer.end_record(&mut text);
                 self.write(&text)?;
             }
+            self.report_principal_drops(engine, Some(cpu));
         }
         Ok(())
     }
@@ -603,65 +616,30 @@ impl<'o> Session<'o> {
         self.write(&text)
     }
 
-    /// Prints the drops counted since the last report, as dtrace(1) does at each status check.
-    fn report_drops(&mut self, engine: &dyn TracingEngine) {
-        let current = engine.drops();
-        let droptags = self.settings.droptags;
-        let mut messages = Vec::new();
-        for (cpu, count) in &current.principal {
-            let delta = count - self.reported_drops.principal.get(cpu).copied().unwrap_or(0);
-            if delta > 0 {
-                messages.push(drop_message(DropKind::Principal, delta, *cpu, droptags));
-            }
-        }
-        for (cpu, count) in &current.aggregation {
-            let delta = count
-                - self
-                    .reported_drops
-                    .aggregation
-                    .get(cpu)
-                    .copied()
-                    .unwrap_or(0);
-            if delta > 0 {
-                messages.push(drop_message(DropKind::Aggregation, delta, *cpu, droptags));
-            }
-        }
-        let scalar_counters = [
-            (
-                DropKind::Dynamic,
-                current.dynamic,
-                self.reported_drops.dynamic,
-            ),
-            (
-                DropKind::Speculative,
-                current.speculative,
-                self.reported_drops.speculative,
-            ),
-            (
-                DropKind::SpeculationBusy,
-                current.speculation_busy,
-                self.reported_drops.speculation_busy,
-            ),
-            (
-                DropKind::SpeculationUnavailable,
-                current.speculation_unavailable,
-                self.reported_drops.speculation_unavailable,
-            ),
-            (
-                DropKind::DoubleError,
-                current.error_in_error_probe,
-                self.reported_drops.error_in_error_probe,
-            ),
-        ];
-        for (kind, now, before) in scalar_counters {
-            if now > before {
-                messages.push(drop_message(kind, now - before, 0, droptags));
-            }
-        }
+    /// Reports the status counters' drops (dynamic variables, speculations, errors in
+    /// ERROR enablings), as dtrace(1) does at each status check.
+    fn report_status_drops(&mut self, engine: &dyn TracingEngine) {
+        let messages = self.drops.status(&engine.drops());
+        self.report_all(messages);
+    }
+
+    /// Reports aggregation drops, as dtrace(1) does at each aggregation snapshot.
+    fn report_aggregation_drops(&mut self, engine: &dyn TracingEngine) {
+        let messages = self.drops.aggregation(&engine.drops());
+        self.report_all(messages);
+    }
+
+    /// Reports the principal-buffer drops of `cpu` (every CPU when `None`), as dtrace(1)
+    /// does after consuming a CPU's buffer.
+    fn report_principal_drops(&mut self, engine: &dyn TracingEngine, cpu: Option<u32>) {
+        let messages = self.drops.principal(&engine.drops(), cpu);
+        self.report_all(messages);
+    }
+
+    fn report_all(&mut self, messages: Vec<String>) {
         for message in messages {
             self.report(&message);
         }
-        self.reported_drops = current;
     }
 }
 

@@ -716,7 +716,11 @@ impl Runtime {
                     .index_of(first_value)
                     .map_err(DifFault::outside_code)?
                 {
-                    speculations.discard(index);
+                    // DTrace copies a speculation at its commit(), so a discard() later
+                    // in the same clause finds it inactive: the commit stands.
+                    if !progress.commits.contains(&index) {
+                        speculations.discard(index);
+                    }
                 }
             }
             ActionKind::Raise => {

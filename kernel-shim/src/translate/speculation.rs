@@ -3,9 +3,10 @@
 //! the CPU's buffer of that speculation (a full buffer counts a speculative drop);
 //! `commit(id)` marks it for the end of the clause, when every CPU's buffer is written to
 //! the principal buffer (one perf sample per CPU holding whole records) and the
-//! speculation is freed; `discard(id)` empties and frees it at once. Speculative data never
-//! leaves the kernel unless committed. Ids outside 1..=nspec fault with `illegal
-//! operation` outside code, as in the interpreter.
+//! speculation is freed; `discard(id)` empties and frees it at once (unless the clause
+//! already committed it). Speculative data never leaves the kernel unless committed.
+//! Ids outside 1..=nspec fault with `illegal operation` outside code, as in the
+//! interpreter.
 
 use difvm::object::FaultCode;
 
@@ -124,6 +125,13 @@ pub fn discard(code: &mut ProgramCode, cx: &StatementContext<'_>) -> Result<(), 
         code.emit(Insn::ldx_mem(MemSize::DW, Reg::R1, Reg::FP, FIRST_VALUE));
         code.asm
             .jmp_imm_to(JmpOp::Ne, Reg::R1, index as i32 + 1, next);
+        // A speculation this clause already committed is committed: DTrace copies it
+        // at the commit() itself, so a later discard() finds it inactive.
+        code.load_state(Reg::R2, cx.layout().state.commits);
+        code.emit(Insn::mov64_imm(Reg::R3, 1));
+        code.alu_imm(AluOp::Lsh, Reg::R3, index as i32);
+        code.alu_reg(AluOp::And, Reg::R2, Reg::R3);
+        code.asm.jmp_imm_to(JmpOp::Ne, Reg::R2, 0, next);
         for cpu in 0..cx.layout().options.cpu_count {
             let skip = code.label();
             lookup_speculation_buffer(code, cx, index, cpu)?;
