@@ -20,5 +20,5 @@ pub use limits::{
     AGGREGATION_ENTRY_OVERHEAD, DYNAMIC_VARIABLE_OVERHEAD, MAX_AGGREGATION_KEY_SIZE,
     MAX_OBJECT_SIZE,
 };
-pub use options::EngineOptions;
+pub use options::{EngineOptions, DEFAULT_CLEAN_INTERVAL};
 pub use snapshot::{AggregationEntry, DropCounters};

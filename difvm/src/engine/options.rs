@@ -22,9 +22,15 @@ pub struct EngineOptions {
     pub speculation_count: u32,
     /// `specsize`, per CPU.
     pub speculation_size: u64,
+    /// The interval of `cleanrate`, in nanoseconds: how long a discarded speculation
+    /// stays busy before DTrace's cleaner frees it.
+    pub speculation_clean_interval: u64,
     /// Seed of `rand()`.
     pub random_seed: u64,
 }
+
+/// `cleanrate`'s default interval, 101 Hz, in nanoseconds.
+pub const DEFAULT_CLEAN_INTERVAL: u64 = 1_000_000_000 / 101;
 
 impl Default for EngineOptions {
     fn default() -> EngineOptions {
@@ -37,6 +43,7 @@ impl Default for EngineOptions {
             dynamic_variable_size: 1 << 20,
             speculation_count: 1,
             speculation_size: 32 * 1024,
+            speculation_clean_interval: DEFAULT_CLEAN_INTERVAL,
             random_seed: 0x2545_f491_4f6c_dd1d,
         }
     }

@@ -462,7 +462,7 @@ impl Engine {
             dynamic: runtime.machine.variables.dynamic_drops(),
             speculative: runtime.machine.speculations.drops(),
             speculation_unavailable: runtime.machine.speculations.unavailable(),
-            speculation_busy: 0,
+            speculation_busy: runtime.machine.speculations.busy(),
             error_in_error_probe: runtime.error_in_error_probe,
         }
     }
@@ -719,7 +719,7 @@ impl Runtime {
                     // DTrace copies a speculation at its commit(), so a discard() later
                     // in the same clause finds it inactive: the commit stands.
                     if !progress.commits.contains(&index) {
-                        speculations.discard(index);
+                        speculations.discard(index, context.cpu(), context.timestamp());
                     }
                 }
             }

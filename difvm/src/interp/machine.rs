@@ -35,6 +35,8 @@ pub struct MachineOptions {
     pub speculation_count: u32,
     /// `specsize`, per CPU.
     pub speculation_size: u64,
+    /// `cleanrate`'s interval in nanoseconds.
+    pub speculation_clean_interval: u64,
     /// Seed of `rand()`.
     pub random_seed: u64,
 }
@@ -49,6 +51,7 @@ impl MachineOptions {
             dynamic_variable_size: options.dynamic_variable_size,
             speculation_count: options.speculation_count,
             speculation_size: options.speculation_size,
+            speculation_clean_interval: options.speculation_clean_interval,
             random_seed: options.random_seed,
         }
     }
@@ -108,7 +111,8 @@ impl MachineState {
             speculations: SpeculationTable::new(
                 options.speculation_count,
                 options.speculation_size,
-            ),
+            )
+            .with_clean_interval(options.speculation_clean_interval),
             random: options.random_seed | 1,
             clause: ClauseCache::default(),
             strtok: None,

@@ -2,17 +2,31 @@
 //! `speculation()`, filled by clauses that `speculate()`, emptied by `commit()` and
 //! `discard()`.
 //!
-//! The reference engine runs synchronously, so a committed or discarded speculation is
-//! free again immediately: `speculation()` never fails with the "busy" reason, only with
-//! "no speculative buffer available" when every speculation is in use.
+//! The reference engine runs synchronously, so a committed speculation is free again
+//! immediately, as DTrace's is when only the committing CPU speculated on it. A
+//! discarded one is free at once only when the discarding CPU alone holds data in it;
+//! otherwise (nothing speculated yet, or data on other CPUs) DTrace leaves it
+//! "discarding" until its cleaner runs, at `cleanrate`: until then `speculation()` fails
+//! with the "busy" reason. The cleaner is emulated lazily: a discarding speculation is
+//! free once `cleanrate`'s interval has passed since the discard.
 
 use std::collections::BTreeMap;
 
 use super::fault::RuntimeFault;
+use crate::engine::DEFAULT_CLEAN_INTERVAL;
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum State {
+    #[default]
+    Inactive,
+    Active,
+    /// Discarded at this time (ns), waiting for the cleaner.
+    Discarding { since: u64 },
+}
 
 #[derive(Debug, Default)]
 struct Speculation {
-    active: bool,
+    state: State,
     /// Speculated records per CPU.
     buffers: BTreeMap<u32, Vec<u8>>,
 }
@@ -22,7 +36,9 @@ struct Speculation {
 pub struct SpeculationTable {
     speculations: Vec<Speculation>,
     size_per_cpu: u64,
+    clean_interval: u64,
     unavailable: u64,
+    busy: u64,
     drops: u64,
 }
 
@@ -32,28 +48,46 @@ impl SpeculationTable {
         SpeculationTable {
             speculations: (0..count).map(|_| Speculation::default()).collect(),
             size_per_cpu,
+            clean_interval: DEFAULT_CLEAN_INTERVAL,
             unavailable: 0,
+            busy: 0,
             drops: 0,
         }
     }
 
-    /// `speculation()`: the id (from 1) of a newly activated speculation, or 0 when none is
-    /// free (counted as a failed speculation).
-    pub fn allocate(&mut self) -> u64 {
-        match self
-            .speculations
-            .iter()
-            .position(|speculation| !speculation.active)
-        {
-            Some(index) => {
-                self.speculations[index].active = true;
-                index as u64 + 1
-            }
-            None => {
-                self.unavailable += 1;
-                0
+    /// Sets how long (ns, `cleanrate`'s interval) a discarded speculation stays busy.
+    pub fn with_clean_interval(mut self, interval: u64) -> SpeculationTable {
+        self.clean_interval = interval;
+        self
+    }
+
+    /// `speculation()` at time `now` (ns): the id (from 1) of a newly activated
+    /// speculation, or 0 when none is free, counted as busy when one is waiting for the
+    /// cleaner and as unavailable otherwise.
+    pub fn allocate(&mut self, now: u64) -> u64 {
+        let clean_interval = self.clean_interval;
+        let mut busy = false;
+        for (index, speculation) in self.speculations.iter_mut().enumerate() {
+            let free = match speculation.state {
+                State::Inactive => true,
+                State::Active => false,
+                State::Discarding { since } => {
+                    let cleaned = now.saturating_sub(since) >= clean_interval;
+                    busy |= !cleaned;
+                    cleaned
+                }
+            };
+            if free {
+                speculation.state = State::Active;
+                return index as u64 + 1;
             }
         }
+        if busy {
+            self.busy += 1;
+        } else {
+            self.unavailable += 1;
+        }
+        0
     }
 
     /// Checks a speculation id given to `speculate()`, `commit()` or `discard()`: `None`
@@ -73,7 +107,7 @@ impl SpeculationTable {
     pub fn is_active(&self, index: usize) -> bool {
         self.speculations
             .get(index)
-            .is_some_and(|speculation| speculation.active)
+            .is_some_and(|speculation| speculation.state == State::Active)
     }
 
     /// Appends a record to speculation `index` on `cpu`; a full buffer counts a
@@ -83,7 +117,7 @@ impl SpeculationTable {
         let Some(speculation) = self.speculations.get_mut(index) else {
             return;
         };
-        if !speculation.active {
+        if speculation.state != State::Active {
             return;
         }
         let buffer = speculation.buffers.entry(cpu).or_default();
@@ -97,25 +131,51 @@ impl SpeculationTable {
     /// `commit()`: frees speculation `index` and returns its records per CPU.
     pub fn commit(&mut self, index: usize) -> BTreeMap<u32, Vec<u8>> {
         match self.speculations.get_mut(index) {
-            Some(speculation) if speculation.active => {
-                speculation.active = false;
+            Some(speculation) if speculation.state == State::Active => {
+                speculation.state = State::Inactive;
                 std::mem::take(&mut speculation.buffers)
             }
             _ => BTreeMap::new(),
         }
     }
 
-    /// `discard()`: frees speculation `index`, dropping its records.
-    pub fn discard(&mut self, index: usize) {
-        if let Some(speculation) = self.speculations.get_mut(index) {
-            speculation.active = false;
-            speculation.buffers.clear();
+    /// `discard()` on `cpu` at time `now` (ns): drops speculation `index`'s records. It
+    /// is free at once when `cpu` alone holds data in it, and busy until the cleaner
+    /// otherwise, as in DTrace.
+    pub fn discard(&mut self, index: usize, cpu: u32, now: u64) {
+        let Some(speculation) = self.speculations.get_mut(index) else {
+            return;
+        };
+        if speculation.state != State::Active {
+            return;
         }
+        let holds_data = |each: &u32| {
+            speculation
+                .buffers
+                .get(each)
+                .is_some_and(|buffer| !buffer.is_empty())
+        };
+        let only_here = holds_data(&cpu)
+            && !speculation
+                .buffers
+                .keys()
+                .any(|each| *each != cpu && holds_data(each));
+        speculation.state = if only_here {
+            State::Inactive
+        } else {
+            State::Discarding { since: now }
+        };
+        speculation.buffers.clear();
     }
 
     /// Failed `speculation()` calls (no speculative buffer available).
     pub fn unavailable(&self) -> u64 {
         self.unavailable
+    }
+
+    /// Failed `speculation()` calls (available buffers still busy).
+    pub fn busy(&self) -> u64 {
+        self.busy
     }
 
     /// Records dropped because a speculation buffer was full.
@@ -132,9 +192,9 @@ mod tests {
     #[test]
     fn allocate_speculate_commit_and_discard() {
         let mut table = SpeculationTable::new(2, 16);
-        assert_eq!(table.allocate(), 1);
-        assert_eq!(table.allocate(), 2);
-        assert_eq!(table.allocate(), 0);
+        assert_eq!(table.allocate(0), 1);
+        assert_eq!(table.allocate(0), 2);
+        assert_eq!(table.allocate(0), 0);
         assert_eq!(table.unavailable(), 1);
         assert_eq!(table.index_of(0).unwrap(), None);
         assert_eq!(table.index_of(2).unwrap(), Some(1));
@@ -151,9 +211,27 @@ mod tests {
         assert_eq!(committed[&0], [[1u8; 8], [3u8; 8]].concat());
         assert_eq!(committed[&1], vec![2u8; 8]);
         assert!(!table.is_active(0));
-        assert_eq!(table.allocate(), 1);
+        assert_eq!(table.allocate(0), 1);
         table.append(1, 0, &[5; 8]);
-        table.discard(1);
+        table.discard(1, 0, 0);
         assert!(table.commit(1).is_empty());
+        assert_eq!(table.allocate(0), 2, "discarded on the only CPU with data: free");
+    }
+
+    #[test]
+    fn a_discard_without_data_here_is_busy_until_the_cleaner() {
+        let mut table = SpeculationTable::new(1, 64).with_clean_interval(1000);
+        assert_eq!(table.allocate(0), 1);
+        table.discard(0, 0, 10);
+        assert_eq!(table.allocate(500), 0);
+        assert_eq!((table.busy(), table.unavailable()), (1, 0));
+        assert_eq!(table.allocate(1010), 1, "the cleaner has run");
+        table.append(0, 1, &[1; 8]);
+        table.discard(0, 0, 2000);
+        assert_eq!(table.allocate(2000), 0, "data on another CPU: busy");
+        assert_eq!(table.busy(), 2);
+        assert_eq!(table.allocate(3000), 1);
+        assert_eq!(table.allocate(3000), 0);
+        assert_eq!(table.unavailable(), 1, "active, not busy");
     }
 }

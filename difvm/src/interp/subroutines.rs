@@ -37,7 +37,10 @@ fn call(machine: &mut Machine<'_>, number: u16) -> Result<Option<u64>, RuntimeFa
     let strsize = machine.state.strsize();
     let value = match number {
         subroutine::RAND => machine.state.next_random(),
-        subroutine::SPECULATION => machine.state.speculations.allocate(),
+        subroutine::SPECULATION => {
+            let now = machine.context.timestamp();
+            machine.state.speculations.allocate(now)
+        }
         subroutine::PROGENYOF => machine.context.progenyof(arguments.get(0)?) as u64,
         subroutine::GETMAJOR => (arguments.get(0)? >> 20) & 0xfff,
         subroutine::GETMINOR => arguments.get(0)? & 0xf_ffff,

@@ -306,7 +306,8 @@ pub struct GlobalsLayout {
     /// u64 nanoseconds to add to `bpf_ktime_get_boot_ns()` for `walltimestamp`; the
     /// runtime writes it (wall clock minus boot-time clock) before enabling probes.
     pub wall_clock_offset: u32,
-    /// u64 per speculation (`nspec` of them): 0 free, 1 active.
+    /// u64 per speculation (`nspec` of them): 0 free, 1 active, or the time (ktime ns) a
+    /// `discard()` left it busy until `cleanrate`'s interval has passed.
     pub speculation_states: u32,
     /// Global scalar variables by id: offset of their storage. Integers take 8 bytes; a
     /// by-reference variable takes a u64 NULL flag then `size` bytes rounded up to 8.

@@ -34,6 +34,9 @@ pub struct LayoutOptions {
     pub speculation_count: u32,
     /// `specsize`: bytes of each speculation buffer per CPU.
     pub speculation_size: u32,
+    /// `cleanrate`'s interval in nanoseconds: how long a discarded speculation stays
+    /// busy.
+    pub speculation_clean_interval: u64,
     /// Possible CPUs (`sys::possible_cpu_count()`): entries of the per-CPU maps.
     pub cpu_count: u32,
     /// Offsets in `struct task_struct` of the running kernel, from its BTF
@@ -66,6 +69,7 @@ impl Default for LayoutOptions {
             dynamic_variable_size: 1 << 20,
             speculation_count: 1,
             speculation_size: 32 * 1024,
+            speculation_clean_interval: difvm::engine::DEFAULT_CLEAN_INTERVAL,
             cpu_count: 1,
             task_offsets: None,
             cpu_chips: Vec::new(),

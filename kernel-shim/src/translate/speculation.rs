@@ -3,8 +3,9 @@
 //! the CPU's buffer of that speculation (a full buffer counts a speculative drop);
 //! `commit(id)` marks it for the end of the clause, when every CPU's buffer is written to
 //! the principal buffer (one perf sample per CPU holding whole records) and the
-//! speculation is freed; `discard(id)` empties and frees it at once (unless the clause
-//! already committed it). Speculative data never leaves the kernel unless committed.
+//! speculation is freed; `discard(id)` empties it (unless the clause already committed
+//! it) and frees it at once when only this CPU held data in it, else leaves it busy for
+//! `cleanrate`'s interval, as DTrace's cleaner would. Speculative data never leaves the kernel unless committed.
 //! Ids outside 1..=nspec fault with `illegal operation` outside code, as in the
 //! interpreter.
 
@@ -15,12 +16,13 @@ use super::error::TranslateError;
 use super::principal_buffer::{
     count_written, counts_principal_bytes, drop_unless_room, PrincipalLength,
 };
-use super::registers::{CONTEXT, FIRST_VALUE, MAP_KEY, SAVED_0};
+use super::registers::{CONTEXT, FIRST_VALUE, MAP_KEY, SAVED_0, SPILL_0, SPILL_1, SPILL_2};
 use super::translation_context::StatementContext;
 use crate::ebpf::{AluOp, AtomicOp, Helper, Insn, JmpOp, MemSize, Reg};
 use crate::map_layout::ProgramLayout;
 use crate::map_layout::{
-    COUNTER_PRINCIPAL_DROPS, COUNTER_SPECULATION_UNAVAILABLE, COUNTER_SPECULATIVE_DROPS,
+    COUNTER_PRINCIPAL_DROPS, COUNTER_SPECULATION_BUSY, COUNTER_SPECULATION_UNAVAILABLE,
+    COUNTER_SPECULATIVE_DROPS,
 };
 
 /// Destination word value meaning "the record goes nowhere".
@@ -32,15 +34,30 @@ fn speculation_count(layout: &ProgramLayout) -> u32 {
     layout.options.speculation_count
 }
 
-/// `speculation()`: r0 = the id of a newly claimed speculation, or 0 (counted).
+/// State word of a speculation that is free.
+const STATE_INACTIVE: i32 = 0;
+/// State word of a speculation `speculation()` handed out. Any larger value is the
+/// time (ktime ns) a discard left it waiting for the cleaner.
+const STATE_ACTIVE: i32 = 1;
+
+/// `speculation()`: r0 = the id of a newly claimed speculation, or 0 (counted as busy
+/// when a discarded speculation still waits for the cleaner, as unavailable otherwise).
+/// A speculation discarded at least `cleanrate`'s interval ago counts as cleaned: the
+/// cleaner is emulated lazily, here.
 pub fn allocate_speculation(code: &mut ProgramCode, layout: &ProgramLayout) {
     let states = layout.globals.speculation_states;
+    let interval = layout.options.speculation_clean_interval;
     let done = code.label();
+    // SPILL_0: the time now; SPILL_1: whether a speculation was busy.
+    code.call(Helper::KtimeGetNs);
+    code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_0));
+    code.emit(Insn::st_mem(MemSize::DW, Reg::FP, SPILL_1, 0));
     for index in 0..speculation_count(layout) {
         let next = code.label();
+        let claim = code.label();
         code.globals_pointer(Reg::R1, states + 8 * index);
-        code.emit(Insn::mov64_imm(Reg::R0, 0));
-        code.emit(Insn::mov64_imm(Reg::R2, 1));
+        code.emit(Insn::mov64_imm(Reg::R0, STATE_INACTIVE));
+        code.emit(Insn::mov64_imm(Reg::R2, STATE_ACTIVE));
         code.emit(Insn::atomic(
             MemSize::DW,
             AtomicOp::CmpXchg,
@@ -48,12 +65,44 @@ pub fn allocate_speculation(code: &mut ProgramCode, layout: &ProgramLayout) {
             Reg::R2,
             0,
         ));
-        code.asm.jmp_imm_to(JmpOp::Ne, Reg::R0, 0, next);
+        code.asm
+            .jmp_imm_to(JmpOp::Eq, Reg::R0, STATE_INACTIVE, claim);
+        code.asm
+            .jmp_imm_to(JmpOp::Eq, Reg::R0, STATE_ACTIVE, next);
+        // Discarded at r0: cleaned once the interval has passed, busy until then.
+        code.emit(Insn::ldx_mem(MemSize::DW, Reg::R3, Reg::FP, SPILL_0));
+        code.alu_reg(AluOp::Sub, Reg::R3, Reg::R0);
+        code.emit_all(&Insn::ld_imm64(Reg::R4, interval));
+        let cleaned = code.label();
+        code.asm.jmp_reg_to(JmpOp::Ge, Reg::R3, Reg::R4, cleaned);
+        code.emit(Insn::st_mem(MemSize::DW, Reg::FP, SPILL_1, 1));
+        code.asm.ja_to(next);
+        code.bind(cleaned);
+        // r0 still holds the discard time the compare-and-exchange expects; another
+        // CPU may have claimed the speculation since.
+        code.emit(Insn::mov64_reg(Reg::R5, Reg::R0));
+        code.emit(Insn::atomic(
+            MemSize::DW,
+            AtomicOp::CmpXchg,
+            Reg::R1,
+            Reg::R2,
+            0,
+        ));
+        code.asm.jmp_reg_to(JmpOp::Ne, Reg::R0, Reg::R5, next);
+        code.bind(claim);
         code.emit(Insn::mov64_imm(Reg::R0, index as i32 + 1));
         code.asm.ja_to(done);
         code.bind(next);
     }
+    let unavailable = code.label();
+    code.emit(Insn::ldx_mem(MemSize::DW, Reg::R1, Reg::FP, SPILL_1));
+    code.asm.jmp_imm_to(JmpOp::Eq, Reg::R1, 0, unavailable);
+    code.count(COUNTER_SPECULATION_BUSY);
+    let counted = code.label();
+    code.asm.ja_to(counted);
+    code.bind(unavailable);
     code.count(COUNTER_SPECULATION_UNAVAILABLE);
+    code.bind(counted);
     code.emit(Insn::mov64_imm(Reg::R0, 0));
     code.bind(done);
 }
@@ -83,14 +132,15 @@ pub fn speculate(code: &mut ProgramCode, cx: &StatementContext<'_>) -> Result<()
     let dropped = code.label();
     let done = code.label();
     speculation_id(code, cx, dropped);
-    // An inactive speculation drops the data too.
+    // A speculation that is not active (free, or discarded) drops the data too.
     code.emit(Insn::mov64_reg(Reg::R2, Reg::R1));
     code.alu_imm(AluOp::Sub, Reg::R2, 1);
     code.alu_imm(AluOp::Lsh, Reg::R2, 3);
     code.globals_pointer(Reg::R3, cx.layout().globals.speculation_states);
     code.alu_reg(AluOp::Add, Reg::R3, Reg::R2);
     code.emit(Insn::ldx_mem(MemSize::DW, Reg::R3, Reg::R3, 0));
-    code.asm.jmp_imm_to(JmpOp::Eq, Reg::R3, 0, dropped);
+    code.asm
+        .jmp_imm_to(JmpOp::Ne, Reg::R3, STATE_ACTIVE, dropped);
     code.store_state(destination, Reg::R1);
     code.asm.ja_to(done);
     code.bind(dropped);
@@ -132,15 +182,47 @@ pub fn discard(code: &mut ProgramCode, cx: &StatementContext<'_>) -> Result<(), 
         code.alu_imm(AluOp::Lsh, Reg::R3, index as i32);
         code.alu_reg(AluOp::And, Reg::R2, Reg::R3);
         code.asm.jmp_imm_to(JmpOp::Ne, Reg::R2, 0, next);
+        let state_offset = cx.layout().globals.speculation_states + 8 * index;
+        code.globals_pointer(Reg::R1, state_offset);
+        code.emit(Insn::ldx_mem(MemSize::DW, Reg::R1, Reg::R1, 0));
+        code.asm
+            .jmp_imm_to(JmpOp::Ne, Reg::R1, STATE_ACTIVE, next);
+        // Empty every CPU's buffer, noting whether this CPU (SPILL_0) and another
+        // (SPILL_1) held data; SPILL_2 is this CPU.
+        code.call(Helper::GetSmpProcessorId);
+        code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_2));
+        code.emit(Insn::st_mem(MemSize::DW, Reg::FP, SPILL_0, 0));
+        code.emit(Insn::st_mem(MemSize::DW, Reg::FP, SPILL_1, 0));
         for cpu in 0..cx.layout().options.cpu_count {
             let skip = code.label();
+            let other = code.label();
             lookup_speculation_buffer(code, cx, index, cpu)?;
             code.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, skip);
+            code.emit(Insn::ldx_mem(MemSize::DW, Reg::R1, Reg::R0, 0));
             code.emit(Insn::st_mem(MemSize::DW, Reg::R0, 0, 0));
+            code.asm.jmp_imm_to(JmpOp::Eq, Reg::R1, 0, skip);
+            code.emit(Insn::ldx_mem(MemSize::DW, Reg::R2, Reg::FP, SPILL_2));
+            code.asm.jmp_imm_to(JmpOp::Ne, Reg::R2, cpu as i32, other);
+            code.emit(Insn::st_mem(MemSize::DW, Reg::FP, SPILL_0, 1));
+            code.asm.ja_to(skip);
+            code.bind(other);
+            code.emit(Insn::st_mem(MemSize::DW, Reg::FP, SPILL_1, 1));
             code.bind(skip);
         }
-        code.globals_pointer(Reg::R1, cx.layout().globals.speculation_states + 8 * index);
-        code.emit(Insn::st_mem(MemSize::DW, Reg::R1, 0, 0));
+        // Free at once when only this CPU held data; otherwise DTrace leaves it
+        // discarding until its cleaner runs: the state word holds the time.
+        let busy = code.label();
+        code.emit(Insn::ldx_mem(MemSize::DW, Reg::R1, Reg::FP, SPILL_0));
+        code.asm.jmp_imm_to(JmpOp::Eq, Reg::R1, 0, busy);
+        code.emit(Insn::ldx_mem(MemSize::DW, Reg::R1, Reg::FP, SPILL_1));
+        code.asm.jmp_imm_to(JmpOp::Ne, Reg::R1, 0, busy);
+        code.globals_pointer(Reg::R1, state_offset);
+        code.emit(Insn::st_mem(MemSize::DW, Reg::R1, 0, STATE_INACTIVE));
+        code.asm.ja_to(next);
+        code.bind(busy);
+        code.call(Helper::KtimeGetNs);
+        code.globals_pointer(Reg::R1, state_offset);
+        code.emit(Insn::stx_mem(MemSize::DW, Reg::R1, Reg::R0, 0));
         code.bind(next);
     }
     code.bind(none);
@@ -263,7 +345,8 @@ pub fn perform_commits(
         let state_offset = cx.layout().globals.speculation_states + 8 * index;
         code.globals_pointer(Reg::R1, state_offset);
         code.emit(Insn::ldx_mem(MemSize::DW, Reg::R1, Reg::R1, 0));
-        code.asm.jmp_imm_to(JmpOp::Eq, Reg::R1, 0, next);
+        code.asm
+            .jmp_imm_to(JmpOp::Ne, Reg::R1, STATE_ACTIVE, next);
         for cpu in 0..cx.layout().options.cpu_count {
             let skip = code.label();
             lookup_speculation_buffer(code, cx, index, cpu)?;
