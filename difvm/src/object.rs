@@ -432,3 +432,43 @@ impl FaultCode {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn statement_of(kinds: &[ActionKind]) -> Statement {
+        Statement {
+            clause: 0,
+            role: StatementRole::User,
+            probe: ProbeDescription::default(),
+            predicate: None,
+            actions: kinds
+                .iter()
+                .map(|kind| Action {
+                    kind: kind.clone(),
+                    values: Vec::new(),
+                })
+                .collect(),
+            record_size: 0,
+        }
+    }
+
+    #[test]
+    fn only_clauses_that_store_data_write_records() {
+        assert!(statement_of(&[]).writes_record(), "the default action");
+        assert!(statement_of(&[ActionKind::Speculate]).writes_record());
+        assert!(statement_of(&[ActionKind::Exit]).writes_record());
+        assert!(statement_of(&[ActionKind::Expression, ActionKind::Trace]).writes_record());
+        for nothing in [
+            vec![ActionKind::Expression],
+            vec![ActionKind::Aggregate { aggregation: 1 }],
+            vec![ActionKind::Expression, ActionKind::Commit],
+            vec![ActionKind::Discard],
+            vec![ActionKind::Speculate, ActionKind::Expression],
+            vec![ActionKind::Raise, ActionKind::Stop],
+        ] {
+            assert!(!statement_of(&nothing).writes_record(), "{nothing:?}");
+        }
+    }
+}
