@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use difvm::engine::AggregationEntry;
+use difvm::engine::{AggregationEntry, DropCounters};
 use difvm::format::PrintfFormat;
 use difvm::object::{
     ActionKind, CompiledProgram, EnabledProbe, StatementRole, FREOPEN_RESTORE_TOKEN,
@@ -236,11 +236,13 @@ impl<'o> Session<'o> {
                 consume_cpu_first(&mut buffers, engine.begin_cpu());
             }
             // dtrace(1)'s work loop: the status, the aggregation snapshot, then the
-            // buffers (each CPU's principal drops after its records).
-            self.report_status_drops(engine);
-            self.report_aggregation_drops(engine);
-            self.consume(engine, buffers)?;
-            self.report_principal_drops(engine, None);
+            // buffers (each CPU's principal drops after its records). The counters are
+            // read once per pass.
+            let drops = engine.drops();
+            self.report_status_drops(&drops);
+            self.report_aggregation_drops(&drops);
+            self.consume(engine, buffers, &drops)?;
+            self.report_principal_drops(&drops, None);
             // Aggregations are snapshotted at `aggrate` (after the records read, so that
             // the clear()s and trunc()s they carry come first), which keeps the per-CPU
             // parts and the kernel's baseline current between printa()s.
@@ -260,12 +262,13 @@ impl<'o> Session<'o> {
         engine.stop();
         // dtrace_stop() reads the status one last time (END's drops), before the final
         // consumption.
-        self.report_status_drops(engine);
+        self.report_status_drops(&engine.drops());
         let mut buffers = engine.poll(Duration::ZERO);
         consume_cpu_last(&mut buffers, engine.end_cpu());
-        self.report_aggregation_drops(engine);
-        self.consume(engine, buffers)?;
-        self.report_principal_drops(engine, None);
+        let drops = engine.drops();
+        self.report_aggregation_drops(&drops);
+        self.consume(engine, buffers, &drops)?;
+        self.report_principal_drops(&drops, None);
         // dtrace(1) always writes a newline once tracing has stopped, quiet or not, before
         // the aggregations (§12.4 step 8, §8.3).
         self.write("\n")?;
@@ -385,6 +388,7 @@ impl<'o> Session<'o> {
         &mut self,
         engine: &mut dyn TracingEngine,
         buffers: Vec<(u32, Vec<u8>)>,
+        drops: &DropCounters,
     ) -> Result<(), String> {
         for (cpu, buffer) in buffers {
             let statements = self.program.statements.clone();
@@ -426,7 +430,7 @@ impl<'o> Session<'o> {
                 self.renderer.end_record(&mut text);
                 self.write(&text)?;
             }
-            self.report_principal_drops(engine, Some(cpu));
+            self.report_principal_drops(drops, Some(cpu));
         }
         Ok(())
     }
@@ -618,21 +622,21 @@ impl<'o> Session<'o> {
 
     /// Reports the status counters' drops (dynamic variables, speculations, errors in
     /// ERROR enablings), as dtrace(1) does at each status check.
-    fn report_status_drops(&mut self, engine: &dyn TracingEngine) {
-        let messages = self.drops.status(&engine.drops());
+    fn report_status_drops(&mut self, drops: &DropCounters) {
+        let messages = self.drops.status(drops);
         self.report_all(messages);
     }
 
     /// Reports aggregation drops, as dtrace(1) does at each aggregation snapshot.
-    fn report_aggregation_drops(&mut self, engine: &dyn TracingEngine) {
-        let messages = self.drops.aggregation(&engine.drops());
+    fn report_aggregation_drops(&mut self, drops: &DropCounters) {
+        let messages = self.drops.aggregation(drops);
         self.report_all(messages);
     }
 
     /// Reports the principal-buffer drops of `cpu` (every CPU when `None`), as dtrace(1)
     /// does after consuming a CPU's buffer.
-    fn report_principal_drops(&mut self, engine: &dyn TracingEngine, cpu: Option<u32>) {
-        let messages = self.drops.principal(&engine.drops(), cpu);
+    fn report_principal_drops(&mut self, drops: &DropCounters, cpu: Option<u32>) {
+        let messages = self.drops.principal(drops, cpu);
         self.report_all(messages);
     }
 
