@@ -145,7 +145,10 @@ mod tests {
         counters.principal.insert(1, 4);
         assert_eq!(
             reporter.principal(&counters, None),
-            vec!["3 drops on CPU 0".to_string(), "3 drops on CPU 1".to_string()]
+            vec![
+                "3 drops on CPU 0".to_string(),
+                "3 drops on CPU 1".to_string()
+            ]
         );
     }
 

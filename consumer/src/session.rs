@@ -14,13 +14,12 @@ use difvm::object::{
     ActionKind, CompiledProgram, EnabledProbe, StatementRole, FREOPEN_RESTORE_TOKEN,
 };
 
-use crate::drop_reports::DropReporter;
 use crate::aggregation_state::table::AggregationTable;
 use crate::aggregation_state::AggregationState;
+use crate::drop_reports::DropReporter;
 use crate::engine::TracingEngine;
 use crate::messages::{
-    describe_io_error, library_error_message, MessageSink, RuntimeFault,
-    StandardStreams,
+    describe_io_error, library_error_message, MessageSink, RuntimeFault, StandardStreams,
 };
 use crate::options::{OptionOrigin, OptionSet};
 use crate::record::{decode_record, EnabledProbeIndex, RecordValue};

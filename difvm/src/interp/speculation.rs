@@ -21,7 +21,9 @@ enum State {
     Inactive,
     Active,
     /// Discarded at this time (ns), waiting for the cleaner.
-    Discarding { since: u64 },
+    Discarding {
+        since: u64,
+    },
 }
 
 #[derive(Debug, Default)]
@@ -215,7 +217,11 @@ mod tests {
         table.append(1, 0, &[5; 8]);
         table.discard(1, 0, 0);
         assert!(table.commit(1).is_empty());
-        assert_eq!(table.allocate(0), 2, "discarded on the only CPU with data: free");
+        assert_eq!(
+            table.allocate(0),
+            2,
+            "discarded on the only CPU with data: free"
+        );
     }
 
     #[test]

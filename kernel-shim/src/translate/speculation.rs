@@ -5,9 +5,9 @@
 //! the principal buffer (one perf sample per CPU holding whole records) and the
 //! speculation is freed; `discard(id)` empties it (unless the clause already committed
 //! it) and frees it at once when only this CPU held data in it, else leaves it busy for
-//! `cleanrate`'s interval, as DTrace's cleaner would. Speculative data never leaves the kernel unless committed.
-//! Ids outside 1..=nspec fault with `illegal operation` outside code, as in the
-//! interpreter.
+//! `cleanrate`'s interval, as DTrace's cleaner would. Speculative data never leaves the
+//! kernel unless committed. Ids outside 1..=nspec fault with `illegal operation` outside
+//! code, as in the interpreter.
 
 use difvm::object::FaultCode;
 
@@ -67,8 +67,7 @@ pub fn allocate_speculation(code: &mut ProgramCode, layout: &ProgramLayout) {
         ));
         code.asm
             .jmp_imm_to(JmpOp::Eq, Reg::R0, STATE_INACTIVE, claim);
-        code.asm
-            .jmp_imm_to(JmpOp::Eq, Reg::R0, STATE_ACTIVE, next);
+        code.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, STATE_ACTIVE, next);
         // Discarded at r0: cleaned once the interval has passed, busy until then.
         code.emit(Insn::ldx_mem(MemSize::DW, Reg::R3, Reg::FP, SPILL_0));
         code.alu_reg(AluOp::Sub, Reg::R3, Reg::R0);
@@ -185,8 +184,7 @@ pub fn discard(code: &mut ProgramCode, cx: &StatementContext<'_>) -> Result<(), 
         let state_offset = cx.layout().globals.speculation_states + 8 * index;
         code.globals_pointer(Reg::R1, state_offset);
         code.emit(Insn::ldx_mem(MemSize::DW, Reg::R1, Reg::R1, 0));
-        code.asm
-            .jmp_imm_to(JmpOp::Ne, Reg::R1, STATE_ACTIVE, next);
+        code.asm.jmp_imm_to(JmpOp::Ne, Reg::R1, STATE_ACTIVE, next);
         // Empty every CPU's buffer, noting whether this CPU (SPILL_0) and another
         // (SPILL_1) held data; SPILL_2 is this CPU.
         code.call(Helper::GetSmpProcessorId);
@@ -345,8 +343,7 @@ pub fn perform_commits(
         let state_offset = cx.layout().globals.speculation_states + 8 * index;
         code.globals_pointer(Reg::R1, state_offset);
         code.emit(Insn::ldx_mem(MemSize::DW, Reg::R1, Reg::R1, 0));
-        code.asm
-            .jmp_imm_to(JmpOp::Ne, Reg::R1, STATE_ACTIVE, next);
+        code.asm.jmp_imm_to(JmpOp::Ne, Reg::R1, STATE_ACTIVE, next);
         for cpu in 0..cx.layout().options.cpu_count {
             let skip = code.label();
             lookup_speculation_buffer(code, cx, index, cpu)?;
