@@ -299,6 +299,11 @@ fn printf_and_printa() {
         "printa( ) prototype mismatch: 0 args passed, at least 1 expected",
     );
     check(
+        "printa(\"%d\\n\");",
+        "D_PRINTA_PROTO",
+        "printa( ) prototype mismatch: 1 args passed, 2 expected",
+    );
+    check(
         "printa(\"%d\", 1);",
         "D_PRINTA_AGGARG",
         "printa( ) argument #2 is incompatible with prototype:\n\tprototype: aggregation\n\t argument: int",

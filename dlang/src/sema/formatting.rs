@@ -104,13 +104,16 @@ impl Analyzer<'_> {
             (None, 0)
         };
         if arguments.len() <= first_aggregation {
+            // dt_action_printa()'s own count check, worded without the plural and
+            // "at least" of the generic prototype message: a format needs one
+            // aggregation after it.
             return Err(error(
                 ErrorTag::D_PRINTA_PROTO,
                 span,
                 format!(
-                    "printa( ) prototype mismatch: {} arg{}passed, at least 2 expected",
+                    "printa( ) prototype mismatch: {} args passed, {} expected",
                     arguments.len(),
-                    if arguments.len() == 1 { " " } else { "s " }
+                    first_aggregation + 1
                 ),
             ));
         }
