@@ -321,7 +321,7 @@ fn printf_and_printa() {
     check(
         "@a[1] = count(); @b[\"x\"] = count(); printa(\"%@d %@d\", @a, @b);",
         "D_PRINTA_AGGPROTO",
-        "printa( ): @b[ ] key #1 is incompatible with @a:\n\tprototype: int\n\t      key: string",
+        "printa( ): @b[ ] key #1 is incompatible with @a:\n        a key #1: int\n        b key #1: string",
     );
     check(
         "@a[1] = count(); printa(\"%s %@d\", @a);",

@@ -155,15 +155,21 @@ impl Analyzer<'_> {
                     || (self.types.is_integer(*expected) && self.types.is_integer(*found))
                     || self.types.is_same_internal(*expected, *found);
                 if !compatible {
+                    // dt_printa_validate() names each aggregation's key type on a
+                    // line of its own, the names right-aligned in nine columns.
                     return Err(error(
                         ErrorTag::D_PRINTA_AGGPROTO,
                         span,
                         format!(
-                            "printa( ): @{}[ ] key #{} is incompatible with @{}:\n\tprototype: {}\n\t      key: {}",
+                            "printa( ): @{}[ ] key #{} is incompatible with @{}:\n{:>9} key #{}: {}\n{:>9} key #{}: {}",
                             other.name,
                             position + 1,
                             first.name,
+                            first.name,
+                            position + 1,
                             self.type_name(*expected),
+                            other.name,
+                            position + 1,
                             self.type_name(*found)
                         ),
                     ));
