@@ -295,7 +295,7 @@ fn printf_and_printa() {
     );
     check(
         "printa();",
-        "D_PRINTA_PROTO",
+        "D_PROTO_LEN",
         "printa( ) prototype mismatch: 0 args passed, at least 1 expected",
     );
     check(

@@ -89,8 +89,10 @@ impl Analyzer<'_> {
     /// `printa(@a)`, `printa(fmt, @a[, @b ...])`.
     pub(super) fn printa(&mut self, arguments: &[Expr], span: &Span) -> SemaResult<TypedAction> {
         if arguments.is_empty() {
+            // printa's prototype is printf's, void(@, ...): the generic prototype check
+            // refuses a call without arguments before dt_action_printa() runs.
             return Err(error(
-                ErrorTag::D_PRINTA_PROTO,
+                ErrorTag::D_PROTO_LEN,
                 span,
                 "printa( ) prototype mismatch: 0 args passed, at least 1 expected",
             ));
