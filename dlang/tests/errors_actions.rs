@@ -425,7 +425,7 @@ fn aggregation_actions() {
     check(
         "@a = count(); normalize(@a);",
         "D_NORMALIZE_PROTO",
-        "normalize( ) prototype mismatch: 1 arg passed, 2 expected",
+        "normalize( ) prototype mismatch: 1 args passed, 2 expected",
     );
     check(
         "@a = count(); normalize(@a, \"x\");",
@@ -445,7 +445,7 @@ fn aggregation_actions() {
     check(
         "@a = count(); trunc(@a, 1, 2);",
         "D_TRUNC_PROTO",
-        "trunc( ) prototype mismatch: 3 args passed, at most 2 expected",
+        "trunc( ) prototype mismatch: 3 args passed, no more than 2 expected",
     );
     check(
         "@a = count(); trunc(@a, \"x\");",

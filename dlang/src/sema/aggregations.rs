@@ -599,20 +599,21 @@ impl Analyzer<'_> {
             } else if arguments.len() < minimum {
                 "at least ".to_string()
             } else {
-                "at most ".to_string()
+                "no more than ".to_string()
             };
             let expected = if arguments.len() < minimum {
                 minimum
             } else {
                 maximum
             };
+            // The dt_action_*() functions word their own count check: "args" whatever
+            // the count, and trunc()'s upper bound as "no more than 2".
             return Err(error(
                 proto_tag,
                 span,
                 format!(
-                    "{name}( ) prototype mismatch: {} arg{}passed, {bound}{expected} expected",
+                    "{name}( ) prototype mismatch: {} args passed, {bound}{expected} expected",
                     arguments.len(),
-                    if arguments.len() == 1 { " " } else { "s " }
                 ),
             ));
         }
