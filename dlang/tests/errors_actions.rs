@@ -52,6 +52,11 @@ fn aggregations() {
         "count( ) prototype mismatch: 1 arg passed, 0 expected",
     );
     check(
+        "@a = quantize(1, \"x\");",
+        "D_PROTO_ARG",
+        "quantize( ) increment value (argument #2) must be of scalar type",
+    );
+    check(
         "@a = quantize(1, 2, 3);",
         "D_PROTO_LEN",
         "quantize( ) prototype mismatch: 3 args passed, at most 2 expected",

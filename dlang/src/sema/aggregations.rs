@@ -144,6 +144,35 @@ impl Analyzer<'_> {
                 _ => Ok(()),
             }
         };
+        // dt_compile_agg() checks a histogram's increment after its parameters: it must
+        // be scalar, and nothing may follow it.
+        let increment = |analyzer: &Self, values: &[TypedExpr], index: usize| -> SemaResult<()> {
+            let Some(value) = values.get(index) else {
+                return Ok(());
+            };
+            if !analyzer.types.is_scalar(value.ty) {
+                return Err(error(
+                    ErrorTag::D_PROTO_ARG,
+                    span,
+                    format!(
+                        "{name}( ) increment value (argument #{}) must be of scalar type",
+                        index + 1
+                    ),
+                ));
+            }
+            if values.len() > index + 1 {
+                return Err(error(
+                    ErrorTag::D_PROTO_LEN,
+                    &value.span,
+                    format!(
+                        "{name}( ) prototype mismatch: {} args passed, at most {} expected",
+                        values.len(),
+                        index + 1
+                    ),
+                ));
+            }
+            Ok(())
+        };
         let result = match function {
             AggregatingFunction::Count => (AggregationFunction::Count, Vec::new()),
             AggregatingFunction::Sum
@@ -163,41 +192,21 @@ impl Analyzer<'_> {
             }
             AggregatingFunction::Quantize => {
                 scalar(self, &values, 0)?;
-                scalar(self, &values, 1)?;
+                increment(self, &values, 1)?;
                 (AggregationFunction::Quantize, values)
             }
             AggregatingFunction::Lquantize => {
-                if values.len() > 5 {
-                    return Err(error(
-                        ErrorTag::D_PROTO_LEN,
-                        span,
-                        format!(
-                            "lquantize( ) prototype mismatch: {} args passed, at most 5 expected",
-                            values.len()
-                        ),
-                    ));
-                }
                 scalar(self, &values, 0)?;
-                scalar(self, &values, 4)?;
                 let kind = self.lquantize_parameters(&values, span)?;
+                increment(self, &values, 4)?;
                 let mut dynamic = vec![values[0].clone()];
                 dynamic.extend(values.get(4).cloned());
                 (kind, dynamic)
             }
             AggregatingFunction::Llquantize => {
-                if values.len() > 6 {
-                    return Err(error(
-                        ErrorTag::D_PROTO_LEN,
-                        span,
-                        format!(
-                            "llquantize( ) prototype mismatch: {} args passed, at most 6 expected",
-                            values.len()
-                        ),
-                    ));
-                }
                 scalar(self, &values, 0)?;
-                scalar(self, &values, 5)?;
                 let kind = self.llquantize_parameters(&values, span)?;
+                increment(self, &values, 5)?;
                 let mut dynamic = vec![values[0].clone()];
                 dynamic.extend(values.get(5).cloned());
                 (kind, dynamic)
