@@ -22,3 +22,4 @@ pub mod tracefs;
 pub mod tracepoint_arguments;
 pub mod usdt_provider;
 pub mod user_objects;
+pub mod x86_length;
