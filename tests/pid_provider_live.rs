@@ -1,6 +1,7 @@
 //! Live tests of the pid provider on a `-c` command (as root): the command is held at its
 //! entry point with its executable and libraries mapped, so probes in `a.out`, at
-//! instruction offsets and in the libraries it loads all resolve and fire.
+//! instruction offsets (only at instruction boundaries) and in the libraries it loads
+//! all resolve and fire.
 
 mod common;
 
@@ -190,14 +191,131 @@ fn listing_with_a_command_lists_its_pid_probes() {
         .skip(1)
         .map(|line| line.split_whitespace().skip(2).collect())
         .collect();
-    assert_eq!(
-        probes,
-        vec![
-            vec!["pidprog", "go", "entry"],
-            vec!["pidprog", "go", "return"]
-        ],
+    // An empty name is `*`: entry, return, then a probe per instruction of `go`, named
+    // by its hex offset, in order.
+    assert!(probes.len() > 4, "{}", listing.stdout);
+    assert_eq!(probes[0], vec!["pidprog", "go", "entry"]);
+    assert_eq!(probes[1], vec!["pidprog", "go", "return"]);
+    let offsets: Vec<u64> = probes[2..]
+        .iter()
+        .map(|probe| {
+            assert_eq!(probe[..2], ["pidprog", "go"], "{}", listing.stdout);
+            u64::from_str_radix(probe[2], 16).expect("hex offset")
+        })
+        .collect();
+    assert_eq!(offsets[0], 0);
+    assert!(offsets.windows(2).all(|pair| pair[0] < pair[1]));
+    if let Some(boundaries) = objdump_boundaries(&binary, "go") {
+        assert_eq!(offsets, boundaries, "{}", listing.stdout);
+    }
+}
+
+/// The offsets of the instructions of `function` in `binary` as `objdump -d` shows
+/// them; None (after printing why) when objdump is not installed.
+fn objdump_boundaries(binary: &std::path::Path, function: &str) -> Option<Vec<u64>> {
+    let output = match Command::new("objdump").arg("-d").arg("-w").arg(binary).output() {
+        Ok(output) if output.status.success() => output,
+        other => {
+            println!("not comparing with objdump: {other:?}");
+            return None;
+        }
+    };
+    let listing = String::from_utf8_lossy(&output.stdout);
+    let header = format!("<{function}>:");
+    let body = listing.split(&header).nth(1)?.split("\n\n").next()?;
+    let addresses: Vec<u64> = body
+        .lines()
+        .filter_map(|line| line.split_once(':'))
+        .filter_map(|(address, _)| u64::from_str_radix(address.trim(), 16).ok())
+        .collect();
+    let start = *addresses.first()?;
+    Some(addresses.iter().map(|address| address - start).collect())
+}
+
+#[test]
+fn instruction_probes_everywhere_in_a_function_leave_the_process_intact() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    let scratch = ScratchDirectory::new("pid-provider-instructions");
+    let Some(binary) = built_program(&scratch) else {
+        return;
+    };
+    let command = binary.display().to_string();
+    // A probe on every instruction of go, realgo and main: each fires once per
+    // execution, and go still returns 3i + 1, so none was placed inside an instruction.
+    let everywhere = DTRACE.run(&[
+        "-q",
+        "-n",
+        "pid$target:a.out:go:*, pid$target:a.out:realgo:*, pid$target:a.out:main:* { @[probefunc] = count(); }
+         pid$target:a.out:go:return { printf(\"go %d\\n\", arg1); }",
+        "-c",
+        &command,
+    ]);
+    assert_eq!(everywhere.status, Some(0), "{}", everywhere.stderr);
+    assert!(
+        everywhere.stdout.starts_with("go 1\ngo 4\ngo 7\n\n"),
         "{}",
-        listing.stdout
+        everywhere.stdout
+    );
+    let counts: Vec<(&str, u64)> = everywhere
+        .stdout
+        .lines()
+        .skip(4)
+        .filter(|line| !line.is_empty())
+        .map(|line| {
+            let mut fields = line.split_whitespace();
+            let function = fields.next().expect("function");
+            (function, fields.next().expect("count").parse().expect("count"))
+        })
+        .collect();
+    assert_eq!(counts.len(), 3, "{}", everywhere.stdout);
+    assert!(counts.iter().all(|(_, count)| *count > 10), "{counts:?}");
+
+    // A pattern on the name selects the offsets whose hex name it matches.
+    let matched = DTRACE.run(&[
+        "-q",
+        "-n",
+        "pid$target:a.out:go:[0-4] { @[probename] = count(); }",
+        "-c",
+        &command,
+    ]);
+    assert_eq!(matched.status, Some(0), "{}", matched.stderr);
+    let names: Vec<&str> = matched
+        .stdout
+        .lines()
+        .filter_map(|line| line.split_whitespace().next())
+        .collect();
+    assert!(names.contains(&"0"), "{}", matched.stdout);
+    assert!(names.iter().all(|name| ["0", "1", "2", "3", "4"].contains(name)));
+}
+
+#[test]
+fn an_offset_inside_an_instruction_is_d_proc_align() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    let scratch = ScratchDirectory::new("pid-provider-align");
+    let Some(binary) = built_program(&scratch) else {
+        return;
+    };
+    // go begins with `push %rbp; mov %rsp,%rbp` (or endbr64): offset 2 is inside an
+    // instruction either way.
+    let script = scratch.write("align.d", "pid$target:a.out:go:2\n{\n}\n");
+    let misaligned = DTRACE.run(&[
+        "-xerrtags",
+        "-s",
+        &script.display().to_string(),
+        "-c",
+        &binary.display().to_string(),
+    ]);
+    assert_eq!(misaligned.status, Some(1));
+    assert_eq!(
+        misaligned.stderr,
+        format!(
+            "dtrace: failed to compile script {}: [D_PROC_ALIGN] line 1: offset 0x2 is not aligned on an instruction\n",
+            script.display()
+        )
     );
 }
 

@@ -3,10 +3,11 @@
 //! mapped ELF objects.
 //!
 //! Only descriptions naming a process (`pid1234`, or `p*d1234`) create probes; `pid*`
-//! does not list every process. Globbed probe names match `entry` and `return` only; an instruction
-//! offset probe exists when a description names the hex offset exactly. Offsets are
-//! checked against the function's size (D_PROC_OFF) but not against instruction
-//! boundaries, which would need a disassembler.
+//! does not list every process. A globbed (or empty) probe name makes the entry and
+//! return probes it matches and one probe per instruction whose hex offset it matches.
+//! A named offset must lie inside the function (D_PROC_OFF) and at the start of an
+//! instruction (D_PROC_ALIGN): the boundaries come from decoding the function's bytes
+//! in the ELF file (`x86_length`), so a uprobe never lands inside an instruction.
 
 use difvm::glob::{field_matches, is_glob_pattern};
 use difvm::object::ProbeDescription;
@@ -17,6 +18,7 @@ use crate::error::{ProviderError, UserProbeErrorTag};
 use crate::process_maps::{mapped_objects, MappedObject};
 use crate::provider::{concrete_description, ProbeEntry, ProbeKind, Provider, UprobeSite};
 use crate::user_objects::{module_matches, parse_pid, split_provider_pid, ElfObjectCache};
+use crate::x86_length::instruction_offsets;
 
 /// The pid provider.
 #[derive(Debug, Default)]
@@ -26,12 +28,17 @@ pub struct PidProvider {
 
 /// What a description's name field asks of each matching function.
 enum PidProbeNames {
-    /// Entry and/or return probes, the ones whose name matches the pattern.
-    Boundaries { entry: bool, is_return: bool },
+    /// A pattern (an empty name is `*`): the entry and return probes and the probe of
+    /// each instruction whose hex offset it matches, as DTrace's
+    /// `dt_pid_create_glob_offset_probes` makes them.
+    Pattern(String),
+    /// The entry probe.
+    Entry,
+    /// The return probe.
+    Return,
     /// The instruction at this offset from the function's start.
     Offset(u64),
 }
-
 impl PidProvider {
     /// A provider with an empty object cache.
     pub fn new() -> PidProvider {
@@ -71,20 +78,70 @@ impl PidProvider {
                     },
                 )
             };
-            match *names {
-                PidProbeNames::Boundaries { entry, is_return } => {
-                    if entry {
+            match names {
+                PidProbeNames::Entry => entries.push(probe("entry", false, 0)),
+                PidProbeNames::Return => entries.push(probe("return", true, 0)),
+                PidProbeNames::Pattern(pattern) => {
+                    if field_matches(pattern, "entry") {
                         entries.push(probe("entry", false, 0));
                     }
-                    if is_return {
+                    if field_matches(pattern, "return") {
                         entries.push(probe("return", true, 0));
+                    }
+                    if may_match_hex(pattern) {
+                        // A function whose code cannot be read or decoded gets no
+                        // offset probes, as DTrace gives none to a function it suspects
+                        // of holding a jump table.
+                        let offsets = elf
+                            .read_bytes(function.address, function.size)
+                            .ok()
+                            .and_then(|code| instruction_offsets(&code))
+                            .unwrap_or_default();
+                        for offset in offsets {
+                            let name = format!("{offset:x}");
+                            if field_matches(pattern, &name) {
+                                entries.push(probe(&name, false, offset));
+                            }
+                        }
                     }
                 }
                 PidProbeNames::Offset(offset) => {
-                    if offset < function.size {
+                    let offset = *offset;
+                    if offset >= function.size {
+                        if function_is_glob {
+                            continue;
+                        }
+                        return Err(offset_error(offset, function));
+                    }
+                    let code = match elf.read_bytes(function.address, function.size) {
+                        Ok(code) => code,
+                        Err(_) if function_is_glob => continue,
+                        Err(error) => {
+                            return Err(ProviderError::UserProbe {
+                                tag: UserProbeErrorTag::CreateFail,
+                                message: format!(
+                                    "failed to create probe at '{}+0x{offset:x}': {error}",
+                                    function.name
+                                ),
+                            })
+                        }
+                    };
+                    // As DTrace, a function that does not decode to its end gets no
+                    // offset probe (the description may then match nothing), and an
+                    // offset inside an instruction is D_PROC_ALIGN: a uprobe there
+                    // would overwrite part of an instruction and corrupt the process.
+                    let Some(offsets) = instruction_offsets(&code) else {
+                        continue;
+                    };
+                    if offsets.binary_search(&offset).is_ok() {
                         entries.push(probe(&format!("{offset:x}"), false, offset));
                     } else if !function_is_glob {
-                        return Err(offset_error(offset, function));
+                        return Err(ProviderError::UserProbe {
+                            tag: UserProbeErrorTag::Align,
+                            message: format!(
+                                "offset 0x{offset:x} is not aligned on an instruction"
+                            ),
+                        });
                     }
                 }
             }
@@ -142,29 +199,43 @@ fn offset_error(offset: u64, function: &FunctionSymbol) -> ProviderError {
     }
 }
 
-/// Interprets the name field: empty or a glob selects entry/return; `entry`,
-/// `return` or a hex offset (with or without `0x`) select one probe; anything else is
-/// D_PROC_NAME.
+/// Whether some lowercase hex number could match `pattern`: false when a character
+/// outside brackets is neither a hex digit nor a glob metacharacter, so that names such
+/// as `ent*` do not make the provider decode every function.
+fn may_match_hex(pattern: &str) -> bool {
+    let mut in_brackets = false;
+    let mut escaped = false;
+    for character in pattern.chars() {
+        match character {
+            _ if escaped => {
+                if !in_brackets && !matches!(character, '0'..='9' | 'a'..='f') {
+                    return false;
+                }
+                escaped = false;
+            }
+            '\\' => escaped = true,
+            '[' if !in_brackets => in_brackets = true,
+            ']' if in_brackets => in_brackets = false,
+            _ if in_brackets => {}
+            '*' | '?' | '0'..='9' | 'a'..='f' => {}
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// Interprets the name field: empty or a glob is a pattern; `entry`, `return` or a hex
+/// offset (with or without `0x`) select one probe; anything else is D_PROC_NAME.
 fn parse_pid_probe_names(name: &str) -> Result<PidProbeNames, ProviderError> {
-    if name.is_empty() || is_glob_pattern(name) {
-        return Ok(PidProbeNames::Boundaries {
-            entry: field_matches(name, "entry"),
-            is_return: field_matches(name, "return"),
-        });
+    if name.is_empty() {
+        return Ok(PidProbeNames::Pattern("*".to_string()));
+    }
+    if is_glob_pattern(name) {
+        return Ok(PidProbeNames::Pattern(name.to_string()));
     }
     match name {
-        "entry" => {
-            return Ok(PidProbeNames::Boundaries {
-                entry: true,
-                is_return: false,
-            })
-        }
-        "return" => {
-            return Ok(PidProbeNames::Boundaries {
-                entry: false,
-                is_return: true,
-            })
-        }
+        "entry" => return Ok(PidProbeNames::Entry),
+        "return" => return Ok(PidProbeNames::Return),
         _ => {}
     }
     let digits = name

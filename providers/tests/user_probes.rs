@@ -12,6 +12,7 @@ use providers::pid_provider::PidProvider;
 use providers::process_maps::{objects_from_maps, parse_maps, MappedObject};
 use providers::provider::{ProbeEntry, ProbeKind, Provider, UprobeSite};
 use providers::user_objects::{module_matches, parse_pid, split_provider_pid};
+use providers::x86_length::instruction_offsets;
 
 /// A function of this test binary with a known name and some body, for the pid
 /// provider to find in `.symtab`.
@@ -224,28 +225,37 @@ fn pid_provider_on_this_process() {
         .to_string_lossy()
         .into_owned();
 
-    let entries = own_probes("pid$pid::providers_test_marker_function:").expect("probes");
-    let shown: Vec<String> = entries
-        .iter()
-        .map(|entry| entry.description.to_string())
-        .collect();
-    assert_eq!(
-        shown,
-        [
-            format!("pid{pid}:{module}:providers_test_marker_function:entry"),
-            format!("pid{pid}:{module}:providers_test_marker_function:return"),
-        ]
-    );
-    let (entry_site, entry_is_return) = only_site(&entries[0]);
-    let (return_site, return_is_return) = only_site(&entries[1]);
-    assert!(!entry_is_return && return_is_return);
-    assert_eq!(entry_site.file_offset, return_site.file_offset);
     let elf = ElfObject::open(&executable).expect("ELF");
     let marker = elf
         .functions
         .iter()
         .find(|function| function.name == "providers_test_marker_function")
         .expect("marker");
+    let code = elf
+        .read_bytes(marker.address, marker.size)
+        .expect("marker code");
+    let boundaries = instruction_offsets(&code).expect("the marker decodes");
+    assert!(boundaries.len() > 1, "{code:02x?}");
+
+    // An empty name is `*`: entry, return and a probe per instruction, named by its
+    // hex offset.
+    let entries = own_probes("pid$pid::providers_test_marker_function:").expect("probes");
+    let shown: Vec<String> = entries
+        .iter()
+        .map(|entry| entry.description.to_string())
+        .collect();
+    let prefix = format!("pid{pid}:{module}:providers_test_marker_function:");
+    let mut expected = vec![format!("{prefix}entry"), format!("{prefix}return")];
+    expected.extend(
+        boundaries
+            .iter()
+            .map(|offset| format!("{prefix}{offset:x}")),
+    );
+    assert_eq!(shown, expected);
+    let (entry_site, entry_is_return) = only_site(&entries[0]);
+    let (return_site, return_is_return) = only_site(&entries[1]);
+    assert!(!entry_is_return && return_is_return);
+    assert_eq!(entry_site.file_offset, return_site.file_offset);
     assert_eq!(
         Some(entry_site.file_offset),
         elf.file_offset(marker.address)
@@ -254,18 +264,45 @@ fn pid_provider_on_this_process() {
         std::fs::canonicalize(&entry_site.path).ok(),
         std::fs::canonicalize(&executable).ok()
     );
+    for (entry, offset) in entries[2..].iter().zip(&boundaries) {
+        let (site, is_return) = only_site(entry);
+        assert!(!is_return);
+        assert_eq!(site.file_offset, entry_site.file_offset + offset);
+    }
+
+    // A glob name matches hex offsets as well as entry and return; `e*` takes entry and
+    // the offsets starting with e.
+    let globbed = own_probes("pid$pid::providers_test_marker_function:e*").expect("glob");
+    let mut expected = vec!["entry".to_string()];
+    expected.extend(
+        boundaries
+            .iter()
+            .map(|offset| format!("{offset:x}"))
+            .filter(|name| name.starts_with('e')),
+    );
+    let names: Vec<&str> = globbed
+        .iter()
+        .map(|entry| entry.description.name.as_str())
+        .collect();
+    assert_eq!(names, expected);
 
     // The executable is also module a.out; an instruction offset is a probe of its own.
-    let offset =
-        own_probes("pid$pid:a.out:providers_test_marker_function:1").expect("offset probe");
+    let second = boundaries[1];
+    let offset = own_probes(&format!(
+        "pid$pid:a.out:providers_test_marker_function:{second:x}"
+    ))
+    .expect("offset probe");
     assert_eq!(offset.len(), 1);
-    assert_eq!(offset[0].description.name, "1");
+    assert_eq!(offset[0].description.name, format!("{second:x}"));
     assert_eq!(
         only_site(&offset[0]).0.file_offset,
-        entry_site.file_offset + 1
+        entry_site.file_offset + second
     );
-    let hex = own_probes("pid$pid:a.out:providers_test_marker_function:0x2").expect("offset probe");
-    assert_eq!(hex[0].description.name, "2");
+    let hex = own_probes(&format!(
+        "pid$pid:a.out:providers_test_marker_function:0x{second:x}"
+    ))
+    .expect("offset probe");
+    assert_eq!(hex[0].description.name, format!("{second:x}"));
 
     // libc is mapped into every Rust test process.
     let malloc = own_probes("pid$pid:libc.so.6:malloc:entry").expect("malloc");
@@ -277,7 +314,7 @@ fn pid_provider_on_this_process() {
             .len(),
         1
     );
-    assert!(own_probes("pid$pid::mall?c:e*")
+    assert!(own_probes("pid$pid::mall?c:en*")
         .expect("glob")
         .iter()
         .all(|entry| entry.description.name == "entry"));
@@ -313,6 +350,31 @@ fn pid_provider_errors() {
         UserProbeErrorTag::Offset,
         &format!("offset 0x{size:x} outside of function 'providers_test_marker_function'"),
     );
+    // An offset inside an instruction is refused: a uprobe there would corrupt it.
+    let misaligned = {
+        let elf = ElfObject::open(&std::env::current_exe().expect("exe")).expect("ELF");
+        let marker = elf
+            .functions
+            .iter()
+            .find(|function| function.name == "providers_test_marker_function")
+            .expect("marker");
+        let code = elf.read_bytes(marker.address, marker.size).expect("code");
+        let boundaries = instruction_offsets(&code).expect("decodes");
+        (0..marker.size)
+            .find(|offset| !boundaries.contains(offset))
+            .expect("an instruction longer than a byte")
+    };
+    check(
+        &format!("pid$pid::providers_test_marker_function:{misaligned:x}"),
+        UserProbeErrorTag::Align,
+        &format!("offset 0x{misaligned:x} is not aligned on an instruction"),
+    );
+    // A globbed function skips the functions where the offset is not a boundary.
+    assert!(own_probes(&format!(
+        "pid$pid::providers_test_marker_functio?:{misaligned:x}"
+    ))
+    .expect("glob")
+    .is_empty());
     check(
         "pid$pid::providers_test_marker_function:bogus",
         UserProbeErrorTag::Name,
