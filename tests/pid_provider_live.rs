@@ -213,7 +213,12 @@ fn listing_with_a_command_lists_its_pid_probes() {
 /// The offsets of the instructions of `function` in `binary` as `objdump -d` shows
 /// them; None (after printing why) when objdump is not installed.
 fn objdump_boundaries(binary: &std::path::Path, function: &str) -> Option<Vec<u64>> {
-    let output = match Command::new("objdump").arg("-d").arg("-w").arg(binary).output() {
+    let output = match Command::new("objdump")
+        .arg("-d")
+        .arg("-w")
+        .arg(binary)
+        .output()
+    {
         Ok(output) if output.status.success() => output,
         other => {
             println!("not comparing with objdump: {other:?}");
@@ -266,7 +271,10 @@ fn instruction_probes_everywhere_in_a_function_leave_the_process_intact() {
         .map(|line| {
             let mut fields = line.split_whitespace();
             let function = fields.next().expect("function");
-            (function, fields.next().expect("count").parse().expect("count"))
+            (
+                function,
+                fields.next().expect("count").parse().expect("count"),
+            )
         })
         .collect();
     assert_eq!(counts.len(), 3, "{}", everywhere.stdout);
@@ -287,7 +295,9 @@ fn instruction_probes_everywhere_in_a_function_leave_the_process_intact() {
         .filter_map(|line| line.split_whitespace().next())
         .collect();
     assert!(names.contains(&"0"), "{}", matched.stdout);
-    assert!(names.iter().all(|name| ["0", "1", "2", "3", "4"].contains(name)));
+    assert!(names
+        .iter()
+        .all(|name| ["0", "1", "2", "3", "4"].contains(name)));
 }
 
 #[test]
