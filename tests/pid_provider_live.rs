@@ -140,6 +140,18 @@ fn pid_descriptions_dtrace_refuses_are_compile_errors_with_their_tags() {
         "dtrace: failed to compile script beyond.d: [D_PROC_OFF] line 1: offset 0xffffffff outside of function 'go'\n"
             .replace("beyond.d", &script.display().to_string())
     );
+    let nofunction = DTRACE.run(&[
+        "-xerrtags",
+        "-n",
+        "pid$target:a.out:nosuchfunction:entry { }",
+        "-c",
+        &command,
+    ]);
+    assert_eq!(nofunction.status, Some(1));
+    assert_eq!(
+        nofunction.stderr,
+        "dtrace: invalid probe specifier pid$target:a.out:nosuchfunction:entry { }: [D_PROC_FUNC] failed to lookup 'nosuchfunction' in module 'a.out'\n"
+    );
     let badname = DTRACE.run(&["-n", "pid$target:a.out:go:beginning { }", "-c", &command]);
     assert_eq!(badname.status, Some(1));
     assert_eq!(

@@ -14,6 +14,8 @@ pub enum UserProbeErrorTag {
     /// D_PROC_CREATEFAIL: the probe could not be made (its function's code could not be
     /// read to find the instruction boundaries).
     CreateFail,
+    /// D_PROC_FUNC: an exactly named module that has no function of the exact name.
+    Function,
     /// D_PROC_NAME: a pid probe name that is neither entry, return nor a hex offset.
     Name,
     /// D_PROC_BADPID: a provider field whose pid is not a valid process id.
@@ -28,6 +30,7 @@ impl UserProbeErrorTag {
         match self {
             UserProbeErrorTag::Offset => "D_PROC_OFF",
             UserProbeErrorTag::Align => "D_PROC_ALIGN",
+            UserProbeErrorTag::Function => "D_PROC_FUNC",
             UserProbeErrorTag::CreateFail => "D_PROC_CREATEFAIL",
             UserProbeErrorTag::Name => "D_PROC_NAME",
             UserProbeErrorTag::BadPid => "D_PROC_BADPID",

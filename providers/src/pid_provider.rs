@@ -17,6 +17,7 @@ use crate::elf_object::{ElfObject, FunctionSymbol};
 use crate::error::{ProviderError, UserProbeErrorTag};
 use crate::process_maps::{mapped_objects, MappedObject};
 use crate::provider::{concrete_description, ProbeEntry, ProbeKind, Provider, UprobeSite};
+use crate::uprobe_instructions::uprobe_refuses;
 use crate::user_objects::{module_matches, parse_pid, split_provider_pid, ElfObjectCache};
 use crate::x86_length::instruction_offsets;
 
@@ -39,6 +40,7 @@ enum PidProbeNames {
     /// The instruction at this offset from the function's start.
     Offset(u64),
 }
+
 impl PidProvider {
     /// A provider with an empty object cache.
     pub fn new() -> PidProvider {
@@ -78,26 +80,32 @@ impl PidProvider {
                     },
                 )
             };
+            // Entry and return probes both place a uprobe on the first instruction;
+            // when the kernel refuses it, only a description naming the probe exactly
+            // is an error.
+            let boundary = |name: &str| -> Result<Option<ProbeEntry>, ProviderError> {
+                if !first_instruction_refused(elf, function) {
+                    return Ok(Some(probe(name, name == "return", 0)));
+                }
+                if function_is_glob || matches!(names, PidProbeNames::Pattern(_)) {
+                    return Ok(None);
+                }
+                Err(refused_error(
+                    format!("failed to create {name} probe for '{}'", function.name),
+                    0,
+                ))
+            };
             match names {
-                PidProbeNames::Entry => entries.push(probe("entry", false, 0)),
-                PidProbeNames::Return => entries.push(probe("return", true, 0)),
+                PidProbeNames::Entry => entries.extend(boundary("entry")?),
+                PidProbeNames::Return => entries.extend(boundary("return")?),
                 PidProbeNames::Pattern(pattern) => {
-                    if field_matches(pattern, "entry") {
-                        entries.push(probe("entry", false, 0));
-                    }
-                    if field_matches(pattern, "return") {
-                        entries.push(probe("return", true, 0));
+                    for name in ["entry", "return"] {
+                        if field_matches(pattern, name) {
+                            entries.extend(boundary(name)?);
+                        }
                     }
                     if may_match_hex(pattern) {
-                        // A function whose code cannot be read or decoded gets no
-                        // offset probes, as DTrace gives none to a function it suspects
-                        // of holding a jump table.
-                        let offsets = elf
-                            .read_bytes(function.address, function.size)
-                            .ok()
-                            .and_then(|code| instruction_offsets(&code))
-                            .unwrap_or_default();
-                        for offset in offsets {
+                        for offset in probeable_offsets(elf, function) {
                             let name = format!("{offset:x}");
                             if field_matches(pattern, &name) {
                                 entries.push(probe(&name, false, offset));
@@ -133,9 +141,10 @@ impl PidProvider {
                     let Some(offsets) = instruction_offsets(&code) else {
                         continue;
                     };
-                    if offsets.binary_search(&offset).is_ok() {
-                        entries.push(probe(&format!("{offset:x}"), false, offset));
-                    } else if !function_is_glob {
+                    if offsets.binary_search(&offset).is_err() {
+                        if function_is_glob {
+                            continue;
+                        }
                         return Err(ProviderError::UserProbe {
                             tag: UserProbeErrorTag::Align,
                             message: format!(
@@ -143,10 +152,57 @@ impl PidProvider {
                             ),
                         });
                     }
+                    if uprobe_refuses(&code[offset as usize..]) {
+                        if function_is_glob {
+                            continue;
+                        }
+                        return Err(refused_error(
+                            format!("failed to create probe at '{}+0x{offset:x}'", function.name),
+                            offset,
+                        ));
+                    }
+                    entries.push(probe(&format!("{offset:x}"), false, offset));
                 }
             }
         }
         Ok(())
+    }
+}
+
+/// Whether the kernel would refuse a uprobe on `function`'s first instruction (a
+/// function whose first bytes cannot be read is given the benefit of the doubt: the
+/// enabling reports the kernel's own error).
+fn first_instruction_refused(elf: &ElfObject, function: &FunctionSymbol) -> bool {
+    const LONGEST_INSTRUCTION: u64 = 15;
+    elf.read_bytes(function.address, function.size.min(LONGEST_INSTRUCTION))
+        .is_ok_and(|code| uprobe_refuses(&code))
+}
+
+/// The offsets of `function`'s instructions the kernel can place a uprobe on. A
+/// function whose code cannot be read or decoded has none, as DTrace gives no offset
+/// probes to a function it suspects of holding a jump table.
+fn probeable_offsets(elf: &ElfObject, function: &FunctionSymbol) -> Vec<u64> {
+    let Ok(code) = elf.read_bytes(function.address, function.size) else {
+        return Vec::new();
+    };
+    let Some(offsets) = instruction_offsets(&code) else {
+        return Vec::new();
+    };
+    offsets
+        .into_iter()
+        .filter(|&offset| !uprobe_refuses(&code[offset as usize..]))
+        .collect()
+}
+
+/// The D_PROC_CREATEFAIL error for a probe at an instruction the kernel's uprobes
+/// refuse (a `lock`-prefixed instruction, `hlt`, port I/O, …); `what` is DTrace's
+/// "failed to create … probe …" beginning.
+fn refused_error(what: String, offset: u64) -> ProviderError {
+    ProviderError::UserProbe {
+        tag: UserProbeErrorTag::CreateFail,
+        message: format!(
+            "{what}: the kernel cannot place a uprobe on the instruction at offset 0x{offset:x}"
+        ),
     }
 }
 
@@ -268,8 +324,12 @@ impl Provider for PidProvider {
             return Ok(Vec::new());
         };
         let pid = parse_pid(&description.provider, digits)?;
-        let names = parse_pid_probe_names(&description.name)?;
+        // As in DTrace, the name is checked once a function is found: a description
+        // naming no function matches nothing whatever its name.
+        let names = parse_pid_probe_names(&description.name);
         let mut entries = Vec::new();
+        let mut module_found = false;
+        let mut function_found = false;
         for object in mapped_objects(pid)?
             .iter()
             .filter(|object| module_matches(&description.module, object))
@@ -279,7 +339,27 @@ impl Provider for PidProvider {
             let Ok(elf) = self.objects.get(object) else {
                 continue;
             };
-            self.object_probes(pid, description, &names, object, &elf, &mut entries)?;
+            module_found = true;
+            if functions_described(&elf.functions, &description.function).is_empty() {
+                continue;
+            }
+            function_found = true;
+            let names = names.as_ref().map_err(Clone::clone)?;
+            self.object_probes(pid, description, names, object, &elf, &mut entries)?;
+        }
+        let exact = |field: &str| !field.is_empty() && !is_glob_pattern(field);
+        if module_found
+            && !function_found
+            && exact(&description.module)
+            && exact(&description.function)
+        {
+            return Err(ProviderError::UserProbe {
+                tag: UserProbeErrorTag::Function,
+                message: format!(
+                    "failed to lookup '{}' in module '{}'",
+                    description.function, description.module
+                ),
+            });
         }
         Ok(entries)
     }

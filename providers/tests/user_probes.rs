@@ -412,3 +412,97 @@ fn pid_provider_errors() {
         .expect("glob")
         .is_empty());
 }
+
+// A function whose first instruction has a `lock` prefix, which the kernel's uprobes
+// refuse, followed by instructions they accept: `lock incl (%rdi)` (3 bytes), `push
+// %rbp`, `pop %rbp`, `ret`.
+std::arch::global_asm!(
+    ".pushsection .text.providers_test_refused_function,\"ax\",@progbits",
+    ".globl providers_test_refused_function",
+    ".type providers_test_refused_function,@function",
+    "providers_test_refused_function:",
+    "lock incl (%rdi)",
+    "push %rbp",
+    "pop %rbp",
+    "ret",
+    ".size providers_test_refused_function, .-providers_test_refused_function",
+    ".popsection",
+    options(att_syntax)
+);
+
+extern "C" {
+    fn providers_test_refused_function();
+}
+
+#[test]
+fn instructions_uprobes_refuse_are_left_out_or_refused_by_name() {
+    // Referenced so that the linker keeps the function.
+    std::hint::black_box(providers_test_refused_function as unsafe extern "C" fn());
+    let names = |text: &str| -> Vec<String> {
+        own_probes(text)
+            .expect(text)
+            .iter()
+            .map(|entry| entry.description.name.clone())
+            .collect()
+    };
+    // Globbed names leave out entry, return and the offset of the refused instruction.
+    assert_eq!(
+        names("pid$pid::providers_test_refused_function:"),
+        ["3", "4", "5"]
+    );
+    assert!(names("pid$pid::providers_test_refused_functio?:entry").is_empty());
+    // Named exactly, they are D_PROC_CREATEFAIL compile errors.
+    for (text, message) in [
+        (
+            "pid$pid::providers_test_refused_function:entry",
+            "failed to create entry probe for 'providers_test_refused_function': the kernel cannot place a uprobe on the instruction at offset 0x0",
+        ),
+        (
+            "pid$pid::providers_test_refused_function:return",
+            "failed to create return probe for 'providers_test_refused_function': the kernel cannot place a uprobe on the instruction at offset 0x0",
+        ),
+        (
+            "pid$pid::providers_test_refused_function:0",
+            "failed to create probe at 'providers_test_refused_function+0x0': the kernel cannot place a uprobe on the instruction at offset 0x0",
+        ),
+    ] {
+        assert_eq!(
+            own_probes(text),
+            Err(ProviderError::UserProbe {
+                tag: UserProbeErrorTag::CreateFail,
+                message: message.to_string()
+            }),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn an_exact_module_without_the_exact_function_is_d_proc_func() {
+    let error =
+        own_probes("pid$pid:a.out:no_such_function_anywhere:entry").expect_err("D_PROC_FUNC");
+    assert_eq!(
+        error,
+        ProviderError::UserProbe {
+            tag: UserProbeErrorTag::Function,
+            message: "failed to lookup 'no_such_function_anywhere' in module 'a.out'".to_string()
+        }
+    );
+    // The function is looked up before the name is checked, as DTrace does.
+    assert_eq!(
+        own_probes("pid$pid:libc.so.6:no_such_function_anywhere:bogus")
+            .expect_err("D_PROC_FUNC")
+            .tag_name(),
+        Some("D_PROC_FUNC")
+    );
+    // A globbed or empty module, or a module the process does not map, matches nothing.
+    assert!(own_probes("pid$pid::no_such_function_anywhere:entry")
+        .expect("no error")
+        .is_empty());
+    assert!(own_probes("pid$pid:libc*:no_such_function_anywhere:entry")
+        .expect("no error")
+        .is_empty());
+    assert!(own_probes("pid$pid:no_such_module:malloc:entry")
+        .expect("no error")
+        .is_empty());
+}
