@@ -294,16 +294,43 @@ fn parse_pid_probe_names(name: &str) -> Result<PidProbeNames, ProviderError> {
         "return" => return Ok(PidProbeNames::Return),
         _ => {}
     }
-    let digits = name
-        .strip_prefix("0x")
-        .or_else(|| name.strip_prefix("0X"))
-        .unwrap_or(name);
-    u64::from_str_radix(digits, 16)
+    hex_offset(name)
         .map(PidProbeNames::Offset)
-        .map_err(|_| ProviderError::UserProbe {
+        .ok_or_else(|| ProviderError::UserProbe {
             tag: UserProbeErrorTag::Name,
             message: format!("'{name}' is an invalid probe name"),
         })
+}
+
+/// Reads a probe name as DTrace does with `strtoull(name, &end, 16)` and a check that
+/// the whole name was read: leading white space, an optional sign (a negative offset
+/// wraps around, so it is then beyond any function), an optional `0x`, and hex digits,
+/// saturating at the largest offset. None when something else is left over.
+fn hex_offset(name: &str) -> Option<u64> {
+    let text = name.trim_start_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c']);
+    let (negative, text) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let has_hex_after_prefix = |rest: &str| rest.starts_with(|c: char| c.is_ascii_hexdigit());
+    let digits = match text.get(..2) {
+        Some("0x" | "0X") if has_hex_after_prefix(&text[2..]) => &text[2..],
+        _ => text,
+    };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_hexdigit()) {
+        return None;
+    }
+    let value = digits.chars().try_fold(0u64, |value, digit| {
+        value
+            .checked_mul(16)?
+            .checked_add(u64::from(digit.to_digit(16)?))
+    });
+    Some(match value {
+        None => u64::MAX,
+        Some(value) if negative => value.wrapping_neg(),
+        Some(value) => value,
+    })
 }
 
 impl Provider for PidProvider {

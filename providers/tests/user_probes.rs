@@ -375,6 +375,20 @@ fn pid_provider_errors() {
     ))
     .expect("glob")
     .is_empty());
+    // Offsets are read as strtoull reads them: a negative one wraps around, a too
+    // large one saturates; both are beyond the function.
+    for name in ["-1", "fffffffffffffffff", "0xffffffffffffffff"] {
+        check(
+            &format!("pid$pid::providers_test_marker_function:{name}"),
+            UserProbeErrorTag::Offset,
+            "offset 0xffffffffffffffff outside of function 'providers_test_marker_function'",
+        );
+    }
+    check(
+        "pid$pid::providers_test_marker_function:0x",
+        UserProbeErrorTag::Name,
+        "'0x' is an invalid probe name",
+    );
     check(
         "pid$pid::providers_test_marker_function:bogus",
         UserProbeErrorTag::Name,
