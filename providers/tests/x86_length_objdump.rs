@@ -20,8 +20,9 @@ struct Block {
 }
 
 /// Parses `objdump -d -w -z` output into blocks. A block ends at the next label, at a
-/// gap in addresses, or at an instruction objdump could not decode (`(bad)`), after
-/// which its boundaries mean nothing.
+/// gap in addresses, or at an instruction objdump could not decode (`(bad)`, or
+/// `.byte` for the bytes left at the end of a section), after which its boundaries
+/// mean nothing.
 fn objdump_blocks(listing: &str) -> Vec<Block> {
     let mut blocks: Vec<Block> = Vec::new();
     let mut current: Option<Block> = None;
@@ -61,6 +62,7 @@ fn objdump_blocks(listing: &str) -> Vec<Block> {
         };
         if undecodable
             || text.contains("(bad)")
+            || text.trim_start().starts_with(".byte")
             || address != block.address + block.bytes.len() as u64
         {
             undecodable = true;
