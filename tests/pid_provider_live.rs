@@ -152,6 +152,12 @@ fn pid_descriptions_dtrace_refuses_are_compile_errors_with_their_tags() {
         nofunction.stderr,
         "dtrace: invalid probe specifier pid$target:a.out:nosuchfunction:entry { }: [D_PROC_FUNC] failed to lookup 'nosuchfunction' in module 'a.out'\n"
     );
+    let nosuchprocess = DTRACE.run(&["-xerrtags", "-n", "pid2147483647:a.out:go:entry { }"]);
+    assert_eq!(nosuchprocess.status, Some(1));
+    assert_eq!(
+        nosuchprocess.stderr,
+        "dtrace: invalid probe specifier pid2147483647:a.out:go:entry { }: [D_PROC_GRAB] failed to grab process 2147483647\n"
+    );
     let badname = DTRACE.run(&["-n", "pid$target:a.out:go:beginning { }", "-c", &command]);
     assert_eq!(badname.status, Some(1));
     assert_eq!(
