@@ -8,6 +8,9 @@
 //! A named offset must lie inside the function (D_PROC_OFF) and at the start of an
 //! instruction (D_PROC_ALIGN): the boundaries come from decoding the function's bytes
 //! in the ELF file (`x86_length`), so a uprobe never lands inside an instruction.
+//! Instructions the kernel's uprobes refuse (`uprobe_instructions`) are left out of
+//! globbed names and are D_PROC_CREATEFAIL when named. A module named exactly that has
+//! no function of the exact name given is D_PROC_FUNC, as in DTrace.
 
 use difvm::glob::{field_matches, is_glob_pattern};
 use difvm::object::ProbeDescription;
