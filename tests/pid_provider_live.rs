@@ -391,3 +391,75 @@ fn return_probes_fire_in_the_traced_process_only_not_in_its_fork_child() {
     assert_eq!(outcome.status, Some(0), "{}", outcome.stderr);
     assert_eq!(outcome.stdout, "1 1\n\n");
 }
+
+/// A program built with -O2 whose `tail` ends in a tail call (`jmp helper`), so its
+/// return probe cannot be placed on `ret` instructions.
+const TAIL_CALLING_PROGRAM: &str = r#"
+__attribute__((noinline)) int helper(int a) { __asm__ volatile(""); return a * 3; }
+__attribute__((noinline)) int tail(int a) { __asm__ volatile(""); return helper(a + 1); }
+int main(int argc, char **argv) { (void)argv; return tail(argc) == 6 ? 0 : 1; }
+"#;
+
+#[test]
+fn return_probes_fire_at_the_returning_instruction_with_its_offset_in_arg0() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    let scratch = ScratchDirectory::new("pid-provider-return-offset");
+    let Some(binary) = built_program(&scratch) else {
+        return;
+    };
+    // go (built -O0) leaves only through its ret: the probe fires there, arg0 is the
+    // ret's offset and the PC is the ret's address, as in DTrace.
+    let returned = DTRACE.run(&[
+        "-q",
+        "-n",
+        "pid$target:a.out:go:return { printf(\"%x %d %A\\n\", arg0, arg1, uregs[R_PC]); }",
+        "-c",
+        &binary.display().to_string(),
+    ]);
+    assert_eq!(returned.status, Some(0), "{}", returned.stderr);
+    let lines: Vec<&str> = returned.stdout.lines().collect();
+    assert_eq!(lines.len(), 4, "{}", returned.stdout);
+    let offset = lines[0].split_whitespace().next().expect("offset");
+    for (line, value) in lines.iter().zip(["1", "4", "7"]) {
+        assert_eq!(
+            *line,
+            format!("{offset} {value} pidprog`go+0x{offset}"),
+            "{}",
+            returned.stdout
+        );
+    }
+    if let Some(boundaries) = objdump_boundaries(&binary, "go") {
+        let last = boundaries.last().expect("instructions");
+        assert_eq!(
+            u64::from_str_radix(offset, 16).expect("hex"),
+            *last,
+            "go ends with its only ret"
+        );
+    }
+
+    // A function that leaves by a tail call still has its return probe (a uretprobe,
+    // without the offset).
+    let source = scratch.write("tail.c", TAIL_CALLING_PROGRAM);
+    let tail_binary = scratch.path("tail");
+    if !Command::new("cc")
+        .args(["-O2", "-o"])
+        .arg(&tail_binary)
+        .arg(&source)
+        .status()
+        .is_ok_and(|status| status.success())
+    {
+        println!("skipping the tail call: no working C compiler");
+        return;
+    }
+    let tail = DTRACE.run(&[
+        "-q",
+        "-n",
+        "pid$target:a.out:tail:return, pid$target:a.out:helper:return { printf(\"%s %d\\n\", probefunc, arg1); }",
+        "-c",
+        &tail_binary.display().to_string(),
+    ]);
+    assert_eq!(tail.status, Some(0), "{}", tail.stderr);
+    assert_eq!(tail.stdout, "helper 6\ntail 6\n\n");
+}
