@@ -349,18 +349,18 @@ impl RuntimeSession {
         }
         Marker::Begin.fire(self.cookie);
         for probe in &mut self.probes {
+            if let Some(group) = &probe.uprobe_group {
+                probe.attachment =
+                    Some(attach_uprobe_group(&probe.program, group).map_err(|error| {
+                        RuntimeError::invalid(
+                            format!("enabling {}", probe.plan.name),
+                            error.to_string(),
+                        )
+                    })?);
+                continue;
+            }
             match &probe.plan.instrumentation {
                 ProbeInstrumentation::Marker(_) => {}
-                ProbeInstrumentation::Targets { .. } if probe.uprobe_group.is_some() => {
-                    let group = probe.uprobe_group.as_ref().expect("checked");
-                    probe.attachment =
-                        Some(attach_uprobe_group(&probe.program, group).map_err(|error| {
-                            RuntimeError::invalid(
-                                format!("enabling {}", probe.plan.name),
-                                error.to_string(),
-                            )
-                        })?);
-                }
                 ProbeInstrumentation::Targets { targets, .. } => {
                     let mut combined: Option<Attachment> = None;
                     for target in targets {
