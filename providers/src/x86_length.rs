@@ -121,6 +121,8 @@ struct Prefixes {
     address_size: bool,
     /// REX.W, from a REX prefix directly before the opcode.
     rex_w: bool,
+    /// The REPNE prefix (F2), which with 66 selects AMD's SSE4a forms of 0F 78.
+    repne: bool,
 }
 
 /// The opcode map an opcode byte is looked up in.
@@ -142,7 +144,8 @@ pub fn instruction_length(code: &[u8]) -> Option<usize> {
     loop {
         let byte = *code.get(position)?;
         match byte {
-            0x26 | 0x2E | 0x36 | 0x3E | 0x64 | 0x65 | 0xF0 | 0xF2 | 0xF3 => {}
+            0x26 | 0x2E | 0x36 | 0x3E | 0x64 | 0x65 | 0xF0 | 0xF3 => {}
+            0xF2 => prefixes.repne = true,
             0x66 => prefixes.operand_size = true,
             0x67 => prefixes.address_size = true,
             0x40..=0x4F => {
@@ -205,7 +208,13 @@ fn escaped_length(code: &[u8], position: usize, prefixes: Prefixes) -> Option<us
         OpcodeMap::ThreeByte3A => MB,
         OpcodeMap::TwoByte => TWO_BYTE_MAP[usize::from(opcode)],
     };
-    shaped_length(code, opcode_position + 1, shape, prefixes)
+    let length = shaped_length(code, opcode_position + 1, shape, prefixes)?;
+    // AMD's `extrq` (66 0F 78 /0) and `insertq` (F2 0F 78) take two byte immediates
+    // where Intel's `vmread` (0F 78) has none.
+    if map == OpcodeMap::TwoByte && opcode == 0x78 && (prefixes.operand_size || prefixes.repne) {
+        return Some(length + 2);
+    }
+    Some(length)
 }
 
 /// The length of a VEX instruction whose prefix ends before `opcode_position`, in

@@ -172,6 +172,9 @@ fn two_and_three_byte_map_instructions() {
         ),
         ("66 0f 3a 16 c0 01", "pextrd $0x1,%xmm0,%eax"),
         ("0f 0f c1 b4", "pfmul %mm1,%mm0 (3DNow!)"),
+        ("0f 78 c0", "vmread %rax,%rax"),
+        ("66 0f 78 c0 04 08", "extrq $0x8,$0x4,%xmm0 (SSE4a)"),
+        ("f2 0f 78 c1 04 08", "insertq $0x8,$0x4,%xmm1,%xmm0 (SSE4a)"),
     ]);
 }
 
