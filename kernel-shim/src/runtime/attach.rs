@@ -212,13 +212,7 @@ pub fn attach(
                 reference_counter_offset: semaphore_offset.unwrap_or(0),
                 pid: *pid,
             })?;
-            // The target's own cookie (a return probe's `ret` offset) wins.
-            let cookie = if *target_cookie != 0 {
-                *target_cookie
-            } else {
-                cookie
-            };
-            attachment.add_perf_event(program, event, cookie)?;
+            attachment.add_perf_event(program, event, cookie | *target_cookie)?;
         }
         AttachTarget::Kprobe {
             function,
