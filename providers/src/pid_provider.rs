@@ -96,15 +96,12 @@ impl PidProvider {
                     },
                 )
             };
-            // Entry probes and uretprobes place a uprobe on the first instruction;
+            // Entry and return probes both place a uprobe on the first instruction;
             // when the kernel refuses it, only a description naming the probe exactly
             // is an error.
             let boundary = |name: &str| -> Result<Option<ProbeEntry>, ProviderError> {
-                let is_return = name == "return";
-                if !first_instruction_refused(elf, function)
-                    || (is_return && function_returns(elf, function).is_some())
-                {
-                    return Ok(Some(probe(name, is_return, 0)));
+                if !first_instruction_refused(elf, function) {
+                    return Ok(Some(probe(name, name == "return", 0)));
                 }
                 if function_is_glob || matches!(names, PidProbeNames::Pattern(_)) {
                     return Ok(None);

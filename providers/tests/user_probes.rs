@@ -461,11 +461,10 @@ fn instructions_uprobes_refuse_are_left_out_or_refused_by_name() {
             .map(|entry| entry.description.name.clone())
             .collect()
     };
-    // Globbed names leave out entry and the offset of the refused instruction; the
-    // return probe is on the `ret`, which the kernel accepts.
+    // Globbed names leave out entry, return and the offset of the refused instruction.
     assert_eq!(
         names("pid$pid::providers_test_refused_function:"),
-        ["return", "3", "4", "5"]
+        ["3", "4", "5"]
     );
     assert!(names("pid$pid::providers_test_refused_functio?:entry").is_empty());
     // Named exactly, they are D_PROC_CREATEFAIL compile errors.
@@ -473,6 +472,10 @@ fn instructions_uprobes_refuse_are_left_out_or_refused_by_name() {
         (
             "pid$pid::providers_test_refused_function:entry",
             "failed to create entry probe for 'providers_test_refused_function': the kernel cannot place a uprobe on the instruction at offset 0x0",
+        ),
+        (
+            "pid$pid::providers_test_refused_function:return",
+            "failed to create return probe for 'providers_test_refused_function': the kernel cannot place a uprobe on the instruction at offset 0x0",
         ),
         (
             "pid$pid::providers_test_refused_function:0",
