@@ -119,29 +119,22 @@ pub fn probe_plan(probe: &ProbeEntry) -> Result<Option<ProbePlan>, String> {
             pid,
             is_return,
             sites,
-        } => {
-            // A return probe on `ret` instructions is a plain uprobe at each, whose
-            // cookie is the instruction's offset (arg0).
-            let at_returns = *is_return && sites.iter().all(|site| site.return_offset.is_some());
-            targets(
-                ContextKind::Uprobe {
+        } => targets(
+            ContextKind::Uprobe {
+                return_probe: *is_return,
+                process: *pid,
+            },
+            sites
+                .iter()
+                .map(|site| AttachTarget::Uprobe {
+                    path: site.path.clone(),
+                    file_offset: site.file_offset,
                     return_probe: *is_return,
-                    process: *pid,
-                    offset_in_cookie: at_returns,
-                },
-                sites
-                    .iter()
-                    .map(|site| AttachTarget::Uprobe {
-                        path: site.path.clone(),
-                        file_offset: site.file_offset,
-                        return_probe: *is_return && !at_returns,
-                        semaphore_offset: site.semaphore_file_offset,
-                        pid: pid.map(|pid| pid as i32),
-                        cookie: site.return_offset.unwrap_or(0),
-                    })
-                    .collect(),
-            )
-        }
+                    semaphore_offset: site.semaphore_file_offset,
+                    pid: pid.map(|pid| pid as i32),
+                })
+                .collect(),
+        ),
         ProbeKind::KernelFunction {
             function,
             is_return,

@@ -22,7 +22,6 @@ use crate::process_maps::{mapped_objects, MappedObject};
 use crate::provider::{concrete_description, ProbeEntry, ProbeKind, Provider, UprobeSite};
 use crate::uprobe_instructions::uprobe_refuses;
 use crate::user_objects::{module_matches, parse_pid, split_provider_pid, ElfObjectCache};
-use crate::x86_branches::return_offsets;
 use crate::x86_length::instruction_offsets;
 
 /// The pid provider.
@@ -68,31 +67,19 @@ impl PidProvider {
             let Some(function_offset) = elf.file_offset(function.address) else {
                 continue;
             };
-            let site = |offset: u64, return_offset: Option<u64>| UprobeSite {
+            let site = |offset: u64| UprobeSite {
                 path: object.open_path.clone(),
                 file_offset: function_offset + offset,
                 semaphore_file_offset: None,
                 usdt_arguments: None,
-                return_offset,
             };
             let probe = |name: &str, is_return: bool, offset: u64| {
-                // A return probe fires at the function's `ret` instructions, with the
-                // returning one's offset as arg0, as DTrace's does, when those are the
-                // only ways out; otherwise (tail calls, indirect jumps) it is a
-                // uretprobe, which fires after the return and has no offset.
-                let sites = match is_return.then(|| function_returns(elf, function)).flatten() {
-                    Some(returns) => returns
-                        .into_iter()
-                        .map(|offset| site(offset, Some(offset)))
-                        .collect(),
-                    None => vec![site(offset, None)],
-                };
                 ProbeEntry::new(
                     concrete_description(&provider, &object.module, &function.name, name),
                     ProbeKind::Uprobe {
                         pid: Some(pid),
                         is_return,
-                        sites,
+                        sites: vec![site(offset)],
                     },
                 )
             };
@@ -183,17 +170,6 @@ impl PidProvider {
         }
         Ok(())
     }
-}
-
-/// The offsets of `function`'s `ret` instructions when they are its only ways out and
-/// the kernel accepts uprobes on them all.
-fn function_returns(elf: &ElfObject, function: &FunctionSymbol) -> Option<Vec<u64>> {
-    let code = elf.read_bytes(function.address, function.size).ok()?;
-    let returns = return_offsets(&code)?;
-    returns
-        .iter()
-        .all(|&offset| !uprobe_refuses(&code[offset as usize..]))
-        .then_some(returns)
 }
 
 /// Whether the kernel would refuse a uprobe on `function`'s first instruction (a

@@ -105,9 +105,6 @@ pub struct UprobeSite {
     pub semaphore_file_offset: Option<u64>,
     /// The USDT argument specification (`-4@112(%rsp) 8@%rbx`), when this is a USDT site.
     pub usdt_arguments: Option<String>,
-    /// For a pid return probe placed on the function's `ret` instructions (rather than
-    /// a uretprobe): this instruction's offset in the function, the probe's `arg0`.
-    pub return_offset: Option<u64>,
 }
 
 /// A source of probes.

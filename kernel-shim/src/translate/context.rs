@@ -66,14 +66,9 @@ pub enum ContextKind {
     /// With `process` set (a pid provider probe), other processes are ignored: the
     /// kernel's per-process filter does not cover a uretprobe returning in a child that
     /// `fork` created while the function ran.
-    ///
-    /// With `offset_in_cookie`, a return probe is a plain uprobe on one of the
-    /// function's `ret` instructions, and `arg0` is that instruction's offset in the
-    /// function, which the attachment's cookie holds.
     Uprobe {
         return_probe: bool,
         process: Option<u32>,
-        offset_in_cookie: bool,
     },
     /// A kprobe or kretprobe (fbt on kernels that allow kprobes): as a uprobe, with
     /// kernel registers.
