@@ -391,3 +391,41 @@ fn return_probes_fire_in_the_traced_process_only_not_in_its_fork_child() {
     assert_eq!(outcome.status, Some(0), "{}", outcome.stderr);
     assert_eq!(outcome.stdout, "1 1\n\n");
 }
+
+#[test]
+fn probes_at_one_instruction_fire_in_the_order_they_were_created() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    let scratch = ScratchDirectory::new("pid-provider-order");
+    let Some(binary) = built_program(&scratch) else {
+        return;
+    };
+    let command = binary.display().to_string();
+    let run = |program: &str| {
+        let outcome = DTRACE.run(&["-q", "-n", program, "-c", &command]);
+        assert_eq!(outcome.status, Some(0), "{}", outcome.stderr);
+        outcome.stdout
+    };
+    // entry and offset 0 share an address: the one described first fires first.
+    assert_eq!(
+        run("pid$target:a.out:go:entry, pid$target:a.out:go:0 { printf(\"%s \", probename); }"),
+        "entry 0 entry 0 entry 0 \n"
+    );
+    assert_eq!(
+        run("pid$target:a.out:go:0, pid$target:a.out:go:entry { printf(\"%s \", probename); }"),
+        "0 entry 0 entry 0 entry \n"
+    );
+    // A whole function: entry, then each instruction in order, then return.
+    let whole = run("pid$target:a.out:realgo: { printf(\"%s \", probename); }");
+    let first_call: Vec<&str> = whole
+        .split_whitespace()
+        .take_while(|name| *name != "return")
+        .collect();
+    assert_eq!(first_call[..2], ["entry", "0"], "{whole}");
+    let offsets: Vec<u64> = first_call[1..]
+        .iter()
+        .map(|name| u64::from_str_radix(name, 16).expect("offset"))
+        .collect();
+    assert!(offsets.windows(2).all(|pair| pair[0] < pair[1]), "{whole}");
+}

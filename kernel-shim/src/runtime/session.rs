@@ -348,7 +348,11 @@ impl RuntimeSession {
             }
         }
         Marker::Begin.fire(self.cookie);
-        for probe in &mut self.probes {
+        // The kernel runs the uprobes placed on one instruction newest first, so they
+        // are attached in reverse: probes at one address (a function's entry and its
+        // offset 0) fire in the order they were created, as DTrace for Linux runs the
+        // probes it lays over one uprobe.
+        for probe in self.probes.iter_mut().rev() {
             if let Some(group) = &probe.uprobe_group {
                 probe.attachment =
                     Some(attach_uprobe_group(&probe.program, group).map_err(|error| {
@@ -357,6 +361,10 @@ impl RuntimeSession {
                             error.to_string(),
                         )
                     })?);
+            }
+        }
+        for probe in &mut self.probes {
+            if probe.uprobe_group.is_some() {
                 continue;
             }
             match &probe.plan.instrumentation {
