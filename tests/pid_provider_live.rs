@@ -429,3 +429,60 @@ fn probes_at_one_instruction_fire_in_the_order_they_were_created() {
         .collect();
     assert!(offsets.windows(2).all(|pair| pair[0] < pair[1]), "{whole}");
 }
+
+#[test]
+fn user_symbol_actions_name_the_probed_instruction() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    let scratch = ScratchDirectory::new("pid-provider-symbols");
+    let Some(binary) = built_program(&scratch) else {
+        return;
+    };
+    // go's second instruction (offset 1 after `push %rbp`, or 4 after an endbr64).
+    let listing = DTRACE.run(&[
+        "-l",
+        "-n",
+        "pid$target:a.out:go:",
+        "-c",
+        &binary.display().to_string(),
+    ]);
+    let second = listing
+        .stdout
+        .lines()
+        .skip(1)
+        .filter_map(|line| line.split_whitespace().nth(4))
+        .find(|name| *name != "entry" && *name != "return" && *name != "0")
+        .expect("a second instruction")
+        .to_string();
+    let program = format!(
+        "pid$target:a.out:go:{second} {{ @f[ufunc(uregs[R_PC])] = count(); @m[umod(uregs[R_PC])] = count(); \
+         @s[usym(uregs[R_PC])] = count(); @a[uaddr(uregs[R_PC])] = count(); printf(\"%A\\n\", uregs[R_PC]); }}"
+    );
+    let outcome = DTRACE.run(&["-q", "-n", &program, "-c", &binary.display().to_string()]);
+    assert_eq!(outcome.status, Some(0), "{}", outcome.stderr);
+    let at = format!("pidprog`go+0x{second}");
+    let lines: Vec<&str> = outcome.stdout.lines().collect();
+    assert_eq!(
+        lines[..4],
+        [at.as_str(), at.as_str(), at.as_str(), ""],
+        "{}",
+        outcome.stdout
+    );
+    // The aggregations in the order their first entries were made, one entry each.
+    let entries: Vec<Vec<&str>> = lines[4..]
+        .iter()
+        .map(|line| line.split_whitespace().collect())
+        .collect();
+    assert_eq!(
+        entries,
+        [
+            vec!["pidprog`go", "3"],
+            vec!["pidprog", "3"],
+            vec!["pidprog`go", "3"],
+            vec![at.as_str(), "3"]
+        ],
+        "{}",
+        outcome.stdout
+    );
+}
