@@ -301,9 +301,12 @@ impl Analyzer<'_> {
                 "lquantize( ) step (argument #3) too small: number of quantization levels must be a 16-bit quantity",
             ));
         }
+        // DTrace keeps base, levels and step: the limit is where the last level ends,
+        // so lquantize(x, 0, 11, 3) is lquantize(x, 0, 9, 3), and a later use matches
+        // an earlier one by that limit.
         Ok(AggregationFunction::Lquantize {
             low: low as i32,
-            high: high as i32,
+            high: (low + levels * step) as i32,
             step: step as u32,
         })
     }
