@@ -119,7 +119,10 @@ impl Analyzer<'_> {
                 ),
             ));
         }
-        let mut aggregations = Vec::new();
+        // dt_action_printa() takes the aggregations in turn: each must be a defined
+        // aggregation; the format is checked against the first one's keys as soon as
+        // it is seen, and every later one's keys against the first one's.
+        let mut aggregations: Vec<u32> = Vec::new();
         for (index, argument) in arguments.iter().enumerate().skip(first_aggregation) {
             let id = self.named_aggregation(
                 "printa",
@@ -128,10 +131,25 @@ impl Analyzer<'_> {
                 (ErrorTag::D_PRINTA_AGGARG, ErrorTag::D_PRINTA_AGGBAD),
             )?;
             aggregations.push(id);
-        }
-        let first = self.aggregations[aggregations[0] as usize - 1].clone();
-        for id in &aggregations[1..] {
-            let other = &self.aggregations[*id as usize - 1];
+            if aggregations.len() == 1 {
+                let first = self.aggregations[id as usize - 1].clone();
+                if let Some((_, parsed)) = &format {
+                    let keys: Vec<CheckedArgument> = first
+                        .keys
+                        .iter()
+                        .enumerate()
+                        .map(|(index, (ty, _))| CheckedArgument {
+                            ty: *ty,
+                            position: index + 2,
+                            span: span.clone(),
+                        })
+                        .collect();
+                    self.check_conversions("printa", parsed, &keys, true, span)?;
+                }
+                continue;
+            }
+            let first = self.aggregations[aggregations[0] as usize - 1].clone();
+            let other = &self.aggregations[id as usize - 1];
             if other.keys.len() != first.keys.len() {
                 let plural = |count: usize| if count == 1 { "" } else { "s" };
                 return Err(error(
@@ -177,19 +195,6 @@ impl Analyzer<'_> {
                     ));
                 }
             }
-        }
-        if let Some((_, parsed)) = &format {
-            let keys: Vec<CheckedArgument> = first
-                .keys
-                .iter()
-                .enumerate()
-                .map(|(index, (ty, _))| CheckedArgument {
-                    ty: *ty,
-                    position: index + 2,
-                    span: span.clone(),
-                })
-                .collect();
-            self.check_conversions("printa", parsed, &keys, true, span)?;
         }
         if aggregations.len() > 1 {
             self.printa_joins.push(aggregations.clone());
