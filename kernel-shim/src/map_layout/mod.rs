@@ -311,6 +311,11 @@ pub struct GlobalsLayout {
     /// Global scalar variables by id: offset of their storage. Integers take 8 bytes; a
     /// by-reference variable takes a u64 NULL flag then `size` bytes rounded up to 8.
     pub variables: BTreeMap<u16, GlobalVariableSlot>,
+    /// Where the variables end. Past them, `store_slack` zero bytes (the largest
+    /// by-reference variable) let the kernel's verifier accept a copy of a run-time size
+    /// into a variable, as it bounds the destination's offset and the size separately.
+    pub variables_end: u32,
+    pub store_slack: u32,
     pub size: u32,
 }
 
@@ -526,12 +531,20 @@ impl VariableLayout {
                 }
             }
         }
+        let store_slack = global_variables
+            .values()
+            .filter_map(|slot: &GlobalVariableSlot| slot.by_reference_size)
+            .map(|size| round_up(size as u64, 8) as u32)
+            .max()
+            .unwrap_or(0);
         let globals = GlobalsLayout {
             exiting: 0,
             wall_clock_offset: 8,
             speculation_states,
             variables: global_variables,
-            size: globals_offset.max(32),
+            variables_end: globals_offset,
+            store_slack,
+            size: checked_u32("globals", globals_offset as u64 + store_slack as u64)?.max(32),
         };
         Ok(VariableLayout {
             globals,

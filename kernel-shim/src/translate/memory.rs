@@ -523,14 +523,45 @@ pub fn writable_scratch(
 /// Sets `dst` (r8 or r9) to a writable pointer to the `size` bytes a DIF store
 /// (`stb`…`stx`) at the DIF address in `address` (r8 or r9) writes: allocated scratch
 /// ([`writable_scratch`]), or the storage of the global variables in the globals value
-/// (global variables kept in memory, which `&x` and scalar arrays point into; never the
-/// engine's own words before them). Faults with `invalid address` otherwise. Clobbers
-/// r1–r3.
+/// ([`writable_globals`]). Faults with `invalid address` otherwise. Clobbers r1–r3.
 pub fn writable_store_target(
     code: &mut ProgramCode,
     cx: &StatementContext<'_>,
     address: Reg,
     size: u32,
+    dst: Reg,
+    site: FaultSite,
+) {
+    let not_globals = code.label();
+    let done = code.label();
+    jump_unless_globals(code, address, not_globals);
+    writable_globals(code, cx, address, WriteSize::Constant(size), dst, site);
+    code.asm.ja_to(done);
+    code.bind(not_globals);
+    writable_scratch(code, cx, address, WriteSize::Constant(size), dst, site);
+    code.bind(done);
+}
+
+/// Jumps to `target` unless the DIF address in `address` is a globals address.
+/// Clobbers r1 and r2.
+fn jump_unless_globals(code: &mut ProgramCode, address: Reg, target: Label) {
+    code.emit(Insn::mov64_reg(Reg::R1, address));
+    code.emit(Insn::alu64_imm(AluOp::Rsh, Reg::R1, 32));
+    code.emit(Insn::mov32_imm(Reg::R2, tag_high(TAG_GLOBALS)));
+    code.asm.jmp_reg_to(JmpOp::Ne, Reg::R1, Reg::R2, target);
+}
+
+/// Sets `dst` (r8 or r9) to a writable pointer to `size` bytes of the global variables'
+/// storage at the globals address in `address` (r8 or r9): global variables kept in
+/// memory, which `&x` and scalar arrays point into, and by-reference globals (a string
+/// array's element), never the engine's own words before them. A size in a register
+/// is at most the globals' store slack. Faults with `invalid address` otherwise.
+/// Clobbers r1–r3.
+fn writable_globals(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    address: Reg,
+    size: WriteSize,
     dst: Reg,
     site: FaultSite,
 ) {
@@ -540,33 +571,34 @@ pub fn writable_store_target(
         .values()
         .map(|slot| slot.offset)
         .min()
-        .unwrap_or(globals.size);
-    let last_start = globals.size.saturating_sub(size);
-    let not_globals = code.label();
-    let done = code.label();
-    code.emit(Insn::mov64_reg(Reg::R1, address));
-    code.emit(Insn::alu64_imm(AluOp::Rsh, Reg::R1, 32));
-    code.emit(Insn::mov32_imm(Reg::R2, tag_high(TAG_GLOBALS)));
-    code.asm
-        .jmp_reg_to(JmpOp::Ne, Reg::R1, Reg::R2, not_globals);
-    code.emit(Insn::mov32_reg(Reg::R1, address));
-    for (op, bound) in [(JmpOp::Lt, variables_start), (JmpOp::Gt, last_start)] {
+        .unwrap_or(globals.variables_end);
+    let fault = |code: &mut ProgramCode, op: JmpOp, register: Reg, bound: u32| {
         code.fault_if_imm(
             cx.fault_exit,
             op,
-            Reg::R1,
+            register,
             bound as i32,
             FaultCode::BadAddress,
             FaultValue::Register(address),
             site,
         );
+    };
+    code.emit(Insn::mov32_reg(Reg::R1, address));
+    fault(code, JmpOp::Lt, Reg::R1, variables_start);
+    match size {
+        WriteSize::Constant(bytes) => {
+            fault(code, JmpOp::Gt, Reg::R1, globals.variables_end.saturating_sub(bytes));
+        }
+        WriteSize::Register(register) => {
+            fault(code, JmpOp::Gt, Reg::R1, globals.variables_end);
+            fault(code, JmpOp::Gt, register, globals.store_slack);
+            code.emit(Insn::mov64_reg(Reg::R2, Reg::R1));
+            code.emit(Insn::alu64_reg(AluOp::Add, Reg::R2, register));
+            fault(code, JmpOp::Gt, Reg::R2, globals.variables_end);
+        }
     }
     code.globals_pointer(dst, 0);
     code.emit(Insn::alu64_reg(AluOp::Add, dst, Reg::R1));
-    code.asm.ja_to(done);
-    code.bind(not_globals);
-    writable_scratch(code, cx, address, WriteSize::Constant(size), dst, site);
-    code.bind(done);
 }
 
 /// The tagged areas and their sizes.
@@ -651,17 +683,31 @@ struct TaggedArea {
 }
 
 /// Copies the size in r4 bytes into the scratch at the DIF address in `SAVED_1` (`copys`,
-/// `bcopy`, `copyin`, `copyinto`): the destination is checked writable first, a zero size
-/// copies nothing, `load_source` then puts the source address in `SAVED_1`, and the read
-/// goes through the kernel- or user-read helper by `access`. Leaves 0 in `SAVED_0`.
+/// `bcopy`, `copyin`, `copyinto`), or into global variables' storage where DTrace lets
+/// a store go (a string array's element): the destination is checked writable first, a
+/// zero size copies nothing, `load_source` then puts the source address in `SAVED_1`,
+/// and the read goes through the kernel- or user-read helper by `access`. Leaves 0 in
+/// `SAVED_0`.
 pub fn copy_extent_into_scratch(
     code: &mut ProgramCode,
     cx: &StatementContext<'_>,
-    load_source: impl FnOnce(&mut ProgramCode),
+    load_source: impl Fn(&mut ProgramCode),
     access: Access,
     site: FaultSite,
 ) {
     code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R4, SPILL_0));
+    let done = code.label();
+    let slack = cx.layout().globals.store_slack;
+    if slack > 0 {
+        // Each destination has its own path, so that the size the read helper gets is
+        // bounded by what its destination has room for.
+        let not_globals = code.label();
+        jump_unless_globals(code, SAVED_1, not_globals);
+        writable_globals(code, cx, SAVED_1, WriteSize::Register(Reg::R4), SAVED_0, site);
+        copy_checked_extent(code, cx, &load_source, access, slack, site);
+        code.asm.ja_to(done);
+        code.bind(not_globals);
+    }
     writable_scratch(
         code,
         cx,
@@ -670,6 +716,22 @@ pub fn copy_extent_into_scratch(
         SAVED_0,
         site,
     );
+    let scratch_size = cx.layout().state.scratch_size;
+    copy_checked_extent(code, cx, &load_source, access, scratch_size, site);
+    code.bind(done);
+    code.emit(Insn::mov64_imm(SAVED_0, 0));
+}
+
+/// The copy of [`copy_extent_into_scratch`] once the destination in `SAVED_0` is known
+/// writable for the size in `SPILL_0`, which is at most `bound`.
+fn copy_checked_extent(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    load_source: &impl Fn(&mut ProgramCode),
+    access: Access,
+    bound: u32,
+    site: FaultSite,
+) {
     let done = code.label();
     code.emit(Insn::ldx_mem(MemSize::DW, Reg::R2, Reg::FP, SPILL_0));
     code.asm.jmp_imm_to(JmpOp::Eq, Reg::R2, 0, done);
@@ -680,7 +742,7 @@ pub fn copy_extent_into_scratch(
         cx.fault_exit,
         JmpOp::Gt,
         Reg::R2,
-        cx.layout().state.scratch_size as i32,
+        bound as i32,
         FaultCode::BadAddress,
         FaultValue::Register(SAVED_1),
         site,
@@ -688,7 +750,6 @@ pub fn copy_extent_into_scratch(
     code.mov(Reg::R1, SAVED_0);
     read_or_fault(code, cx, access, SAVED_1, site);
     code.bind(done);
-    code.emit(Insn::mov64_imm(SAVED_0, 0));
 }
 
 /// Calls the helper that reads `access`'s memory (`bpf_probe_read_user` for user memory,
