@@ -2,6 +2,7 @@
 //! messages.
 pub mod aggregation_state;
 pub mod catalog;
+pub mod cpu_binding;
 pub mod engine;
 pub mod invocation;
 pub mod kernel_engine;

@@ -201,6 +201,7 @@ pub fn runtime_options(
             dynamic_variable_size: options.dynamic_variable_size,
             speculation_count: options.speculation_count,
             speculation_size: options.speculation_size.min(u32::MAX as u64) as u32,
+            only_cpu: options.only_cpu,
             // The kernel facts from BTF (`task_struct` offsets for `ppid`,
             // `progenyof()` and `vtimestamp`) are read by the kernel engine only for
             // programs that need them (`kernel_offsets_for`).
@@ -236,6 +237,9 @@ fn engine_options(options: &OptionSet) -> EngineOptions {
     if let Some(specsize) = size_or_integer(options, DtraceOption::SpecSize) {
         engine.speculation_size = specsize;
     }
+    engine.only_cpu = options
+        .integer(DtraceOption::Cpu)
+        .and_then(|cpu| u32::try_from(cpu).ok());
     engine
 }
 

@@ -24,6 +24,9 @@ pub struct EngineOptions {
     pub speculation_size: u64,
     /// Seed of `rand()`.
     pub random_seed: u64,
+    /// `cpu`: the one CPU to trace on, when set. BEGIN and END fire there, and probes
+    /// firing on other CPUs record nothing.
+    pub only_cpu: Option<u32>,
 }
 
 impl Default for EngineOptions {
@@ -38,6 +41,7 @@ impl Default for EngineOptions {
             speculation_count: 1,
             speculation_size: 32 * 1024,
             random_seed: 0x2545_f491_4f6c_dd1d,
+            only_cpu: None,
         }
     }
 }

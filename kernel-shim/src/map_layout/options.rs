@@ -54,6 +54,8 @@ pub struct LayoutOptions {
     /// against it: under the `switch` and `fill` policies (see the records section of
     /// the `map_layout` documentation). None leaves the perf ring as the only limit.
     pub principal_buffer_limit: Option<u64>,
+    /// `cpu`: when set, every program does nothing on other CPUs.
+    pub only_cpu: Option<u32>,
 }
 
 impl Default for LayoutOptions {
@@ -72,6 +74,7 @@ impl Default for LayoutOptions {
             per_cpu_base: None,
             path_offsets: None,
             principal_buffer_limit: None,
+            only_cpu: None,
         }
     }
 }

@@ -587,7 +587,12 @@ fn writable_globals(
     fault(code, JmpOp::Lt, Reg::R1, variables_start);
     match size {
         WriteSize::Constant(bytes) => {
-            fault(code, JmpOp::Gt, Reg::R1, globals.variables_end.saturating_sub(bytes));
+            fault(
+                code,
+                JmpOp::Gt,
+                Reg::R1,
+                globals.variables_end.saturating_sub(bytes),
+            );
         }
         WriteSize::Register(register) => {
             fault(code, JmpOp::Gt, Reg::R1, globals.variables_end);
@@ -703,7 +708,14 @@ pub fn copy_extent_into_scratch(
         // bounded by what its destination has room for.
         let not_globals = code.label();
         jump_unless_globals(code, SAVED_1, not_globals);
-        writable_globals(code, cx, SAVED_1, WriteSize::Register(Reg::R4), SAVED_0, site);
+        writable_globals(
+            code,
+            cx,
+            SAVED_1,
+            WriteSize::Register(Reg::R4),
+            SAVED_0,
+            site,
+        );
         copy_checked_extent(code, cx, &load_source, access, slack, site);
         code.asm.ja_to(done);
         code.bind(not_globals);
