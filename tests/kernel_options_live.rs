@@ -1,9 +1,10 @@
 //! Live tests of options whose handling is particular to the kernel engine: a `strsize`
 //! beyond what the kernel engine lays out is DTrace's invalid-value message (not the
 //! layout's own), and `rawbytes` dumps a traced string's whole record as on the
-//! user-space engine; `cpu` traces on that CPU only (the tick and profile probes'
-//! events go there, other CPUs' firings record nothing). Each test skips with a one-line reason without root and a working
-//! kernel engine.
+//! user-space engine; `cpu` traces on that CPU only (the tick and profile probes' events
+//! go there, other CPUs' firings record nothing); under `bufresize=manual` a buffer the
+//! kernel cannot give whole is a failure to enable tracing. Each test skips with a
+//! one-line reason without root and a working kernel engine.
 
 mod common;
 
@@ -92,5 +93,36 @@ fn cpu_option_traces_on_that_cpu_only() {
         outcome.stdout, "tick on 1\ncounted on 1\n\n",
         "stderr: {}",
         outcome.stderr
+    );
+}
+
+#[test]
+fn manual_bufresize_refuses_a_buffer_the_kernel_cannot_give() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    // Perf rings of twice 4g per CPU are more than the kernel gives: under `auto` the
+    // size is lowered with a notice, under `manual` enabling fails.
+    let program = "BEGIN { exit(0); }";
+    let auto = DTRACE.run(&["-x", "bufsize=4g", "-n", program]);
+    assert_eq!(auto.status, Some(0), "stderr: {}", auto.stderr);
+    assert!(
+        auto.stderr.contains("dtrace: buffer size lowered to "),
+        "stderr: {}",
+        auto.stderr
+    );
+    let manual = DTRACE.run(&[
+        "-q",
+        "-x",
+        "bufsize=4g",
+        "-x",
+        "bufresize=manual",
+        "-n",
+        program,
+    ]);
+    assert_eq!(manual.status, Some(1), "stderr: {}", manual.stderr);
+    assert_eq!(
+        manual.stderr,
+        "dtrace: could not enable tracing: Cannot allocate memory\n"
     );
 }

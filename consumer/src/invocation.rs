@@ -680,6 +680,13 @@ impl TracingRun<'_> {
             EXIT_FATAL
         })?;
         engine.set_message_sink(Rc::clone(&self.messages));
+        if settings.manual_resize && !engine.resize_notices().is_empty() {
+            // DTrace's kernel refuses the buffers it cannot allocate whole under
+            // `bufresize=manual` (ENOMEM) rather than halving them.
+            self.messages
+                .message("could not enable tracing: Cannot allocate memory");
+            return Err(EXIT_FATAL);
+        }
         if settings.resize_notices {
             for notice in engine.resize_notices() {
                 self.messages.message(&notice);

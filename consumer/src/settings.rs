@@ -260,6 +260,9 @@ pub struct TracingSettings {
     /// Print the notices about sizes the kernel engine lowered (neither `quietresize`
     /// nor `quiet`).
     pub resize_notices: bool,
+    /// `bufresize=manual`: a size the kernel engine would have to lower is a failure
+    /// to enable tracing instead.
+    pub manual_resize: bool,
     /// `noresolve`: addresses are printed without looking up their symbols.
     pub no_symbol_resolution: bool,
     pub session: SessionSettings,
@@ -292,6 +295,7 @@ impl TracingSettings {
                 debug: options.boolean(DtraceOption::Debug),
             },
             resize_notices: !options.boolean(DtraceOption::QuietResize) && !quiet,
+            manual_resize: options.word(DtraceOption::BufResize) == Some("manual"),
             no_symbol_resolution: options.boolean(DtraceOption::NoResolve),
             session: SessionSettings::from_options(options, target_pid),
         }
