@@ -25,7 +25,7 @@ use crate::options::{OptionOrigin, OptionSet};
 use crate::preprocess::{preprocess, PreprocessorSettings};
 use crate::session::Session;
 use crate::session_output::{OutputFile, SessionOutput, StandardOutput};
-use crate::settings::{CompileSettings, EngineChoice, TracingSettings};
+use crate::settings::{command_environment, CompileSettings, EngineChoice, TracingSettings};
 use crate::signals::install_interrupt_handlers;
 use crate::size_minimums::check_minimum_sizes;
 use crate::symbolize::{SystemSymbolOptions, SystemSymbols};
@@ -152,7 +152,7 @@ pub fn run_with_messages(invocation: &Invocation, messages: Rc<dyn MessageSink>)
     let catalog = RegistryCatalog::for_this_machine();
     // Target processes exist (held at their entry point) before compiling or listing,
     // so `$target` and `pid$target` probes resolve against them.
-    let mut targets = TargetProcesses::new();
+    let mut targets = TargetProcesses::with_environment(command_environment(&options));
     for target in &invocation.targets {
         let result = match target {
             TargetArgument::Command(command) => targets.create(command),

@@ -23,6 +23,7 @@ use crate::render::aggregation_sorting::AggregationSortOptions;
 use crate::render::display_options::AggregationDisplayOptions;
 use crate::render::histogram::HistogramStyle;
 use crate::render::trace::TraceOutputOptions;
+use crate::target_process::CommandEnvironment;
 use crate::user_libraries::read_library_directories;
 
 /// What the preprocessor and the compiler take from the options in effect before
@@ -378,4 +379,12 @@ pub fn aggregation_interval(options: &OptionSet) -> Duration {
 /// (`aggpercpu`).
 pub fn per_cpu_aggregations(options: &OptionSet) -> bool {
     options.boolean(DtraceOption::AggPerCpu)
+}
+
+/// The environment `-c` commands run in: dtrace's, changed by `setenv` and `unsetenv`.
+pub fn command_environment(options: &OptionSet) -> CommandEnvironment {
+    CommandEnvironment {
+        set: options.texts(DtraceOption::SetEnv).to_vec(),
+        unset: options.texts(DtraceOption::UnsetEnv).to_vec(),
+    }
 }
