@@ -75,6 +75,15 @@ impl CompileSettings {
         if let Some(frames) = options.integer(DtraceOption::UstackFrames) {
             compile.user_stack_frames = frames.min(u32::MAX as u64) as u32;
         }
+        if let Some(frames) = options.integer(DtraceOption::JstackFrames) {
+            compile.java_stack_frames = frames.min(u32::MAX as u64) as u32;
+        }
+        if let Some(size) = size_or_integer(options, DtraceOption::JstackStrSize) {
+            compile.java_stack_string_size = size.min(u32::MAX as u64) as u32;
+        }
+        compile.max_frames = options
+            .integer(DtraceOption::MaxFrames)
+            .map(|frames| frames.min(u32::MAX as u64) as u32);
         compile.default_error_handler = !listing;
         compile.option_check = Some(check_pragma_option);
         CompileSettings {
