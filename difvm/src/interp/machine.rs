@@ -872,8 +872,8 @@ impl<'a> Machine<'a> {
             match entry.kind {
                 TupleKind::Value => key.extend_from_slice(&entry.value.to_le_bytes()),
                 TupleKind::String => {
-                    let bound = (entry.size.saturating_sub(1) as usize)
-                        .min(strsize.saturating_sub(1));
+                    let bound =
+                        (entry.size.saturating_sub(1) as usize).min(strsize.saturating_sub(1));
                     let string = self.read_string_bounded(entry.value, bound)?;
                     let start = key.len();
                     key.extend_from_slice(&string);

@@ -79,6 +79,38 @@ impl Default for LayoutOptions {
     }
 }
 
+impl LayoutOptions {
+    /// Refuses options outside what the kernel engine supports.
+    pub(super) fn check(&self) -> Result<(), LayoutError> {
+        let options = self;
+        if options.strsize < 2 || options.strsize > MAX_KERNEL_STRSIZE {
+            return Err(LayoutError::Option {
+                name: "strsize",
+                reason: format!("{} is outside 2..={MAX_KERNEL_STRSIZE}", options.strsize),
+            });
+        }
+        if options.cpu_count == 0 || options.cpu_count > 4096 {
+            return Err(LayoutError::Option {
+                name: "cpu count",
+                reason: format!("{} is outside 1..=4096", options.cpu_count),
+            });
+        }
+        if options.speculation_count > 64 {
+            return Err(LayoutError::Option {
+                name: "nspec",
+                reason: format!("{} is more than 64", options.speculation_count),
+            });
+        }
+        if options.scratch_size > 1 << 24 {
+            return Err(LayoutError::Option {
+                name: "scratchsize",
+                reason: format!("{} is more than 16m", options.scratch_size),
+            });
+        }
+        Ok(())
+    }
+}
+
 /// Why a program's maps cannot be laid out.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LayoutError {
