@@ -12,7 +12,7 @@ use difvm::object::FaultCode;
 
 use super::code::{FaultSite, FaultValue, ProgramCode};
 use super::registers::{SAVED_0, SAVED_1, SPILL_0, SPILL_4, STATE};
-use super::translation_context::StatementContext;
+use super::translation_context::{Chain, StatementContext};
 use crate::ebpf::{AluOp, Helper, Insn, JmpOp, Label, MemSize, Reg};
 use crate::map_layout::ProgramLayout;
 use crate::map_layout::{TAG_CONSTANTS, TAG_GLOBALS, TAG_SCRATCH, TAG_SHIFT, TAG_STATE};
@@ -534,21 +534,84 @@ pub fn writable_store_target(
 ) {
     let not_globals = code.label();
     let done = code.label();
-    jump_unless_globals(code, address, not_globals);
+    jump_unless_tagged(code, address, TAG_GLOBALS, not_globals);
     writable_globals(code, cx, address, WriteSize::Constant(size), dst, site);
     code.asm.ja_to(done);
     code.bind(not_globals);
+    if cx.layout().state.clause_locals_size > 0 {
+        let not_clause_locals = code.label();
+        jump_unless_tagged(code, address, TAG_STATE, not_clause_locals);
+        writable_clause_locals(code, cx, address, WriteSize::Constant(size), dst, site);
+        code.asm.ja_to(done);
+        code.bind(not_clause_locals);
+    }
     writable_scratch(code, cx, address, WriteSize::Constant(size), dst, site);
     code.bind(done);
 }
 
-/// Jumps to `target` unless the DIF address in `address` is a globals address.
+/// Jumps to `target` unless the DIF address in `address` has the tag `tag`.
 /// Clobbers r1 and r2.
-fn jump_unless_globals(code: &mut ProgramCode, address: Reg, target: Label) {
+fn jump_unless_tagged(code: &mut ProgramCode, address: Reg, tag: u64, target: Label) {
     code.emit(Insn::mov64_reg(Reg::R1, address));
     code.emit(Insn::alu64_imm(AluOp::Rsh, Reg::R1, 32));
-    code.emit(Insn::mov32_imm(Reg::R2, tag_high(TAG_GLOBALS)));
+    code.emit(Insn::mov32_imm(Reg::R2, tag_high(tag)));
     code.asm.jmp_reg_to(JmpOp::Ne, Reg::R1, Reg::R2, target);
+}
+
+/// The bytes of by-reference clause-locals a copy of a run-time size may write: the
+/// largest one (0 when the program has none).
+fn clause_local_slack(cx: &StatementContext<'_>) -> u32 {
+    let locals = cx.layout().clause_locals.values();
+    let sizes = locals.filter_map(|slot| slot.by_reference_size);
+    sizes
+        .map(|size| size.next_multiple_of(8))
+        .max()
+        .unwrap_or(0)
+}
+
+/// Sets `dst` (r8 or r9) to a writable pointer to `size` bytes of this chain's
+/// clause-local storage (a clause-local array's or struct's elements) at the work-area
+/// address in `address` (r8 or r9). A size in a register is at most the largest
+/// by-reference clause-local. Faults with `invalid address` otherwise. Clobbers r1–r3.
+fn writable_clause_locals(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    address: Reg,
+    size: WriteSize,
+    dst: Reg,
+    site: FaultSite,
+) {
+    let state = &cx.layout().state;
+    let start = match cx.chain {
+        Chain::Main => state.clause_locals,
+        Chain::Error => state.error_clause_locals,
+    };
+    let end = start + state.clause_locals_size;
+    let fault = |code: &mut ProgramCode, op: JmpOp, register: Reg, bound: u32| {
+        code.fault_if_imm(
+            cx.fault_exit,
+            op,
+            register,
+            bound as i32,
+            FaultCode::BadAddress,
+            FaultValue::Register(address),
+            site,
+        );
+    };
+    code.emit(Insn::mov32_reg(Reg::R1, address));
+    fault(code, JmpOp::Lt, Reg::R1, start);
+    match size {
+        WriteSize::Constant(bytes) => fault(code, JmpOp::Gt, Reg::R1, end.saturating_sub(bytes)),
+        WriteSize::Register(register) => {
+            fault(code, JmpOp::Gt, Reg::R1, end);
+            fault(code, JmpOp::Gt, register, clause_local_slack(cx));
+            code.emit(Insn::mov64_reg(Reg::R2, Reg::R1));
+            code.emit(Insn::alu64_reg(AluOp::Add, Reg::R2, register));
+            fault(code, JmpOp::Gt, Reg::R2, end);
+        }
+    }
+    code.emit(Insn::mov64_reg(dst, STATE));
+    code.emit(Insn::alu64_reg(AluOp::Add, dst, Reg::R1));
 }
 
 /// Sets `dst` (r8 or r9) to a writable pointer to `size` bytes of the global variables'
@@ -688,8 +751,8 @@ struct TaggedArea {
 }
 
 /// Copies the size in r4 bytes into the scratch at the DIF address in `SAVED_1` (`copys`,
-/// `bcopy`, `copyin`, `copyinto`), or into global variables' storage where DTrace lets
-/// a store go (a string array's element): the destination is checked writable first, a
+/// `bcopy`, `copyin`, `copyinto`), or into global or clause-local variables' storage
+/// where DTrace lets a store go (a string array's element): the destination is checked writable first, a
 /// zero size copies nothing, `load_source` then puts the source address in `SAVED_1`,
 /// and the read goes through the kernel- or user-read helper by `access`. Leaves 0 in
 /// `SAVED_0`.
@@ -707,7 +770,7 @@ pub fn copy_extent_into_scratch(
         // Each destination has its own path, so that the size the read helper gets is
         // bounded by what its destination has room for.
         let not_globals = code.label();
-        jump_unless_globals(code, SAVED_1, not_globals);
+        jump_unless_tagged(code, SAVED_1, TAG_GLOBALS, not_globals);
         writable_globals(
             code,
             cx,
@@ -719,6 +782,16 @@ pub fn copy_extent_into_scratch(
         copy_checked_extent(code, cx, &load_source, access, slack, site);
         code.asm.ja_to(done);
         code.bind(not_globals);
+    }
+    let slack = clause_local_slack(cx);
+    if slack > 0 {
+        let not_clause_locals = code.label();
+        jump_unless_tagged(code, SAVED_1, TAG_STATE, not_clause_locals);
+        let size = WriteSize::Register(Reg::R4);
+        writable_clause_locals(code, cx, SAVED_1, size, SAVED_0, site);
+        copy_checked_extent(code, cx, &load_source, access, slack, site);
+        code.asm.ja_to(done);
+        code.bind(not_clause_locals);
     }
     writable_scratch(
         code,
