@@ -444,6 +444,10 @@ mod tests {
             .map(RegionLifetime::Clause, b"abc\0".to_vec())
             .unwrap();
         assert!(space.writable(constant, 1).is_none());
+        // Firing regions (clause-local arrays and structs) are writable too.
+        let local = space.map(RegionLifetime::Firing, vec![0; 12]).unwrap();
+        assert!(space.writable(local + 8, 4).is_some());
+        assert!(space.writable(local + 8, 5).is_none());
         let context = SimpleFiringContext::default();
         assert_eq!(
             space

@@ -538,7 +538,8 @@ pub fn writable_store_target(
     writable_globals(code, cx, address, WriteSize::Constant(size), dst, site);
     code.asm.ja_to(done);
     code.bind(not_globals);
-    if cx.layout().state.clause_locals_size > 0 {
+    // Only by-reference clause-locals (arrays, structs) have storage a store can reach.
+    if clause_local_slack(cx) > 0 {
         let not_clause_locals = code.label();
         jump_unless_tagged(code, address, TAG_STATE, not_clause_locals);
         writable_clause_locals(code, cx, address, WriteSize::Constant(size), dst, site);
