@@ -340,3 +340,34 @@ fn compile_only_without_programs_loads_the_library_directories() {
         )
     );
 }
+
+#[test]
+fn setenv_and_unsetenv_shape_the_environment_of_c_commands() {
+    let shown = dtrace(&[
+        "-x",
+        "engine=vm",
+        "-q",
+        "-x",
+        "setenv=DTRACE_TEST_SETENV=set by dtrace",
+        "-c",
+        "printenv DTRACE_TEST_SETENV",
+        "-n",
+        "BEGIN {}",
+    ]);
+    assert_eq!(shown.status, 0, "stderr: {}", shown.stderr);
+    assert_eq!(shown.stdout, "set by dtrace\n\n");
+    // PATH is in dtrace's environment; unsetenv removes it from the command's.
+    let removed = dtrace(&[
+        "-x",
+        "engine=vm",
+        "-q",
+        "-x",
+        "unsetenv=PATH",
+        "-c",
+        "/usr/bin/printenv PATH",
+        "-n",
+        "BEGIN {}",
+    ]);
+    assert_eq!(removed.status, 0, "stderr: {}", removed.stderr);
+    assert_eq!(removed.stdout, "\n");
+}

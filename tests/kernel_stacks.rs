@@ -3,7 +3,8 @@
 //! `__bpf_trace_*`, `__traceiter_*`, `perf_syscall_*`), so a stack starts in the
 //! function where the probe fired, for the syscall provider (raw tracepoints), sdt
 //! tracepoints, profile probes and ERROR clauses alike; `stackdepth` is the number of
-//! frames `stack()` prints and `caller` is its second frame.
+//! frames `stack()` prints and `caller` is its second frame. `maxframes` cuts every
+//! stack depth to its value.
 //!
 //! These tests trace the running machine, so each one first checks that it may (root and
 //! a working `dtrace -n 'BEGIN { exit(0); }'`) and otherwise prints `skipping: <reason>`
@@ -208,6 +209,37 @@ fn profile_stacks_start_at_the_interrupted_function() {
                     || function.contains("bpf_prog_run")
             }),
             "the sampling machinery shows: {firing:#?}"
+        );
+    }
+}
+
+#[test]
+fn maxframes_cuts_every_stack_depth() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    // A system call's stack is several frames deep; `maxframes` cuts both an explicit
+    // depth and the default one (`stackframes`) to its value.
+    for (maxframes, program) in [
+        ("1", "syscall:::entry { stack(5); exit(0); }"),
+        ("2", "syscall:::entry { stack(); exit(0); }"),
+    ] {
+        let outcome = DTRACE.run(&["-q", "-x", &format!("maxframes={maxframes}"), "-n", program]);
+        assert_eq!(outcome.status, Some(0), "stderr: {}", outcome.stderr);
+        // Firings on other CPUs may record a stack before exit() takes effect: every
+        // stack printed has the cut depth.
+        let depths: Vec<String> = outcome
+            .stdout
+            .split("\n\n")
+            .map(|stack| stack.lines().filter(|line| !line.trim().is_empty()).count())
+            .filter(|&frames| frames > 0)
+            .map(|frames| frames.to_string())
+            .collect();
+        assert!(!depths.is_empty(), "{}", outcome.stdout);
+        assert!(
+            depths.iter().all(|depth| depth == maxframes),
+            "{}",
+            outcome.stdout
         );
     }
 }

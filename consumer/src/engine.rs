@@ -10,6 +10,7 @@ use difvm::object::{CompiledProgram, EnabledProbe, PROBE_ID_BEGIN, PROBE_ID_END}
 use difvm::verify::VerifiedProgram;
 use kernel_shim::sys::online_cpus;
 
+use crate::cpu_binding::run_on_cpu;
 use crate::vm_context::dtrace_process_context;
 
 /// What the session needs of an engine, whichever runs the probes.
@@ -80,6 +81,8 @@ pub struct VirtualMachineEngine {
     /// The CPUs BEGIN and END fired on.
     begin_cpu: Option<u32>,
     end_cpu: Option<u32>,
+    /// `cpu`: the CPU BEGIN and END fire on, when set.
+    only_cpu: Option<u32>,
 }
 
 impl VirtualMachineEngine {
@@ -107,6 +110,7 @@ impl VirtualMachineEngine {
         let program: CompiledProgram = program.into_program();
         let record_sizes = RecordSizes::new(&program, &enabled_probes);
         let buffer_size = options.buffer_size;
+        let only_cpu = options.only_cpu;
         let mut interpreter_options = options;
         if policy == BufferPolicy::Ring {
             // The ring is trimmed here, newest records kept; the interpreter itself would
@@ -122,11 +126,13 @@ impl VirtualMachineEngine {
             stopped: false,
             begin_cpu: None,
             end_cpu: None,
+            only_cpu,
         })
     }
 
     fn fire(&mut self, probe_id: u32) {
-        let context = dtrace_process_context(Vec::new());
+        // The context is read bound to the CPU the probe fires on (the `cpu` option's).
+        let (_, context) = run_on_cpu(self.only_cpu, || dtrace_process_context(Vec::new()));
         match probe_id {
             PROBE_ID_BEGIN => self.begin_cpu = Some(context.cpu),
             PROBE_ID_END => self.end_cpu = Some(context.cpu),

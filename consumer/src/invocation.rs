@@ -25,7 +25,7 @@ use crate::options::{OptionOrigin, OptionSet};
 use crate::preprocess::{preprocess, PreprocessorSettings};
 use crate::session::Session;
 use crate::session_output::{OutputFile, SessionOutput, StandardOutput};
-use crate::settings::{CompileSettings, EngineChoice, TracingSettings};
+use crate::settings::{command_environment, CompileSettings, EngineChoice, TracingSettings};
 use crate::signals::install_interrupt_handlers;
 use crate::size_minimums::check_minimum_sizes;
 use crate::symbolize::{SystemSymbolOptions, SystemSymbols};
@@ -152,7 +152,7 @@ pub fn run_with_messages(invocation: &Invocation, messages: Rc<dyn MessageSink>)
     let catalog = RegistryCatalog::for_this_machine();
     // Target processes exist (held at their entry point) before compiling or listing,
     // so `$target` and `pid$target` probes resolve against them.
-    let mut targets = TargetProcesses::new();
+    let mut targets = TargetProcesses::with_environment(command_environment(&options));
     for target in &invocation.targets {
         let result = match target {
             TargetArgument::Command(command) => targets.create(command),
@@ -680,6 +680,13 @@ impl TracingRun<'_> {
             EXIT_FATAL
         })?;
         engine.set_message_sink(Rc::clone(&self.messages));
+        if settings.manual_resize && !engine.resize_notices().is_empty() {
+            // DTrace's kernel refuses the buffers it cannot allocate whole under
+            // `bufresize=manual` (ENOMEM) rather than halving them.
+            self.messages
+                .message("could not enable tracing: Cannot allocate memory");
+            return Err(EXIT_FATAL);
+        }
         if settings.resize_notices {
             for notice in engine.resize_notices() {
                 self.messages.message(&notice);

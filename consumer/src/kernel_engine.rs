@@ -22,6 +22,7 @@ use kernel_shim::sys::{check_bpf_access, online_cpus, BpfAccessError};
 use providers::attachment::plan_enabled_probes;
 use providers::provider::ProbeEntry;
 
+use crate::cpu_binding::run_on_cpu;
 use crate::engine::TracingEngine;
 use crate::messages::{MessageSink, StandardStreams};
 use crate::options::OptionError;
@@ -63,6 +64,8 @@ pub struct KernelEngine {
     /// The CPUs the BEGIN and END markers fired on.
     begin_cpu: Option<u32>,
     end_cpu: Option<u32>,
+    /// `cpu`: the CPU BEGIN and END fire on, when set.
+    only_cpu: Option<u32>,
     /// The last counters read, for when reading fails.
     last_drops: std::cell::RefCell<DropCounters>,
     /// Where a failed aggregation snapshot is reported.
@@ -150,6 +153,7 @@ impl KernelEngine {
             exiting: false,
             begin_cpu: None,
             end_cpu: None,
+            only_cpu: runtime.layout.only_cpu,
             last_drops: std::cell::RefCell::new(DropCounters::default()),
             messages: Rc::new(StandardStreams),
         })
@@ -189,7 +193,7 @@ impl KernelEngine {
 impl TracingEngine for KernelEngine {
     fn go(&mut self) -> Result<(), String> {
         let session = &mut self.session;
-        let (cpu, started) = on_current_cpu(|| session.start());
+        let (cpu, started) = run_on_cpu(self.only_cpu, || session.start());
         started.map_err(|error| format!("could not enable tracing: {error}"))?;
         self.begin_cpu = cpu;
         self.refresh_exit_flag();
@@ -250,7 +254,7 @@ impl TracingEngine for KernelEngine {
 
     fn stop(&mut self) {
         let session = &mut self.session;
-        let (cpu, ()) = on_current_cpu(|| session.stop());
+        let (cpu, ()) = run_on_cpu(self.only_cpu, || session.stop());
         self.end_cpu = cpu;
     }
 
@@ -270,29 +274,5 @@ impl TracingEngine for KernelEngine {
             }
             Err(_) => self.last_drops.borrow().clone(),
         }
-    }
-}
-
-/// Runs `work` with this thread bound to the CPU it is on, so that the BEGIN or END
-/// marker it fires runs there, and returns that CPU (None when the binding failed, and
-/// `work` then ran unbound).
-fn on_current_cpu<T>(work: impl FnOnce() -> T) -> (Option<u32>, T) {
-    // SAFETY: the sets are plain bit masks, zeroed before use; the calls only read or
-    // write them and affect this thread alone.
-    unsafe {
-        let size = std::mem::size_of::<libc::cpu_set_t>();
-        let mut previous: libc::cpu_set_t = std::mem::zeroed();
-        let cpu = libc::sched_getcpu();
-        if cpu < 0 || libc::sched_getaffinity(0, size, &mut previous) != 0 {
-            return (None, work());
-        }
-        let mut only: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(cpu as usize, &mut only);
-        if libc::sched_setaffinity(0, size, &only) != 0 {
-            return (None, work());
-        }
-        let result = work();
-        libc::sched_setaffinity(0, size, &previous);
-        (Some(cpu as u32), result)
     }
 }

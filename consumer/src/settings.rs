@@ -23,6 +23,7 @@ use crate::render::aggregation_sorting::AggregationSortOptions;
 use crate::render::display_options::AggregationDisplayOptions;
 use crate::render::histogram::HistogramStyle;
 use crate::render::trace::TraceOutputOptions;
+use crate::target_process::CommandEnvironment;
 use crate::user_libraries::read_library_directories;
 
 /// What the preprocessor and the compiler take from the options in effect before
@@ -74,6 +75,15 @@ impl CompileSettings {
         if let Some(frames) = options.integer(DtraceOption::UstackFrames) {
             compile.user_stack_frames = frames.min(u32::MAX as u64) as u32;
         }
+        if let Some(frames) = options.integer(DtraceOption::JstackFrames) {
+            compile.java_stack_frames = frames.min(u32::MAX as u64) as u32;
+        }
+        if let Some(size) = size_or_integer(options, DtraceOption::JstackStrSize) {
+            compile.java_stack_string_size = size.min(u32::MAX as u64) as u32;
+        }
+        compile.max_frames = options
+            .integer(DtraceOption::MaxFrames)
+            .map(|frames| frames.min(u32::MAX as u64) as u32);
         compile.default_error_handler = !listing;
         compile.option_check = Some(check_pragma_option);
         CompileSettings {
@@ -202,6 +212,7 @@ pub fn runtime_options(
             speculation_count: options.speculation_count,
             speculation_size: options.speculation_size.min(u32::MAX as u64) as u32,
             speculation_clean_interval: options.speculation_clean_interval,
+            only_cpu: options.only_cpu,
             // The kernel facts from BTF (`task_struct` offsets for `ppid`,
             // `progenyof()` and `vtimestamp`) are read by the kernel engine only for
             // programs that need them (`kernel_offsets_for`).
@@ -240,6 +251,9 @@ fn engine_options(options: &OptionSet) -> EngineOptions {
     if let Some(interval) = options.rate_ns(DtraceOption::CleanRate) {
         engine.speculation_clean_interval = interval;
     }
+    engine.only_cpu = options
+        .integer(DtraceOption::Cpu)
+        .and_then(|cpu| u32::try_from(cpu).ok());
     engine
 }
 
@@ -260,6 +274,9 @@ pub struct TracingSettings {
     /// Print the notices about sizes the kernel engine lowered (neither `quietresize`
     /// nor `quiet`).
     pub resize_notices: bool,
+    /// `bufresize=manual`: a size the kernel engine would have to lower is a failure
+    /// to enable tracing instead.
+    pub manual_resize: bool,
     /// `noresolve`: addresses are printed without looking up their symbols.
     pub no_symbol_resolution: bool,
     pub session: SessionSettings,
@@ -292,6 +309,7 @@ impl TracingSettings {
                 debug: options.boolean(DtraceOption::Debug),
             },
             resize_notices: !options.boolean(DtraceOption::QuietResize) && !quiet,
+            manual_resize: options.word(DtraceOption::BufResize) == Some("manual"),
             no_symbol_resolution: options.boolean(DtraceOption::NoResolve),
             session: SessionSettings::from_options(options, target_pid),
         }
@@ -374,4 +392,12 @@ pub fn aggregation_interval(options: &OptionSet) -> Duration {
 /// (`aggpercpu`).
 pub fn per_cpu_aggregations(options: &OptionSet) -> bool {
     options.boolean(DtraceOption::AggPerCpu)
+}
+
+/// The environment `-c` commands run in: dtrace's, changed by `setenv` and `unsetenv`.
+pub fn command_environment(options: &OptionSet) -> CommandEnvironment {
+    CommandEnvironment {
+        set: options.texts(DtraceOption::SetEnv).to_vec(),
+        unset: options.texts(DtraceOption::UnsetEnv).to_vec(),
+    }
 }

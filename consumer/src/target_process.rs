@@ -330,12 +330,14 @@ fn read_until_full_or_eof(descriptor: RawFd, buffer: &mut [u8]) -> usize {
 ///
 /// # Safety
 /// Must only be called in a freshly forked child, with the descriptors of the
-/// exec-status pipe and pointers that stay valid until `exec`.
+/// exec-status pipe and pointers that stay valid until `exec` (`envp` null for dtrace's
+/// own environment).
 unsafe fn run_traced_child(
     status_read: RawFd,
     status_write: RawFd,
     program: *const libc::c_char,
     argv: *const *const libc::c_char,
+    envp: *const *const libc::c_char,
 ) -> ! {
     libc::close(status_read);
     // Caught signals would run dtrace's handlers in the child and so not kill it;
@@ -365,7 +367,11 @@ unsafe fn run_traced_child(
     }
     // The program path contains a slash, so execvp does no PATH search; it is used for
     // its fallback of running a script without `#!` through /bin/sh, as dtrace's execvp does.
-    libc::execvp(program, argv);
+    if envp.is_null() {
+        libc::execvp(program, argv);
+    } else {
+        libc::execvpe(program, argv, envp);
+    }
     let errno = last_errno().to_ne_bytes();
     write_all_raw(status_write, &errno);
     libc::_exit(NOT_EXECUTED_STATUS);
@@ -472,15 +478,68 @@ fn is_readable(descriptor: RawFd) -> bool {
     result > 0 && entry.revents != 0
 }
 
+/// The changes the `setenv` and `unsetenv` options make to the environment `-c`
+/// commands run with (dtrace's own otherwise).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct CommandEnvironment {
+    /// `NAME=value` settings, in order.
+    pub set: Vec<String>,
+    /// Names removed.
+    pub unset: Vec<String>,
+}
+
+impl CommandEnvironment {
+    /// dtrace's environment with the changes applied, as `NAME=value` C strings; None
+    /// when there are no changes (the command then inherits dtrace's environment).
+    fn entries(&self) -> Option<Vec<CString>> {
+        if self.set.is_empty() && self.unset.is_empty() {
+            return None;
+        }
+        let name_of = |entry: &[u8]| -> Vec<u8> {
+            entry
+                .split(|&byte| byte == b'=')
+                .next()
+                .unwrap_or(&[])
+                .to_vec()
+        };
+        let mut entries: Vec<Vec<u8>> = std::env::vars_os()
+            .map(|(name, value)| [name.as_bytes(), b"=", value.as_bytes()].concat())
+            .collect();
+        for setting in &self.set {
+            let name = name_of(setting.as_bytes());
+            entries.retain(|entry| name_of(entry) != name);
+            entries.push(setting.as_bytes().to_vec());
+        }
+        for name in &self.unset {
+            entries.retain(|entry| name_of(entry) != name.as_bytes());
+        }
+        Some(
+            entries
+                .into_iter()
+                .filter_map(|entry| CString::new(entry).ok())
+                .collect(),
+        )
+    }
+}
+
 /// The `-c` and `-p` processes of one dtrace run, in command-line order.
 #[derive(Debug, Default)]
 pub struct TargetProcesses {
     targets: Vec<TargetProcess>,
+    environment: CommandEnvironment,
 }
 
 impl TargetProcesses {
     pub fn new() -> TargetProcesses {
         TargetProcesses::default()
+    }
+
+    /// Processes whose `-c` commands run in `environment`.
+    pub fn with_environment(environment: CommandEnvironment) -> TargetProcesses {
+        TargetProcesses {
+            targets: Vec::new(),
+            environment,
+        }
     }
 
     /// `-c command`: splits `command` at blanks, finds the program along `PATH`, and
@@ -512,6 +571,13 @@ impl TargetProcesses {
         let mut argv: Vec<*const libc::c_char> =
             arguments.iter().map(|argument| argument.as_ptr()).collect();
         argv.push(std::ptr::null());
+        let environment = self.environment.entries();
+        let envp: Option<Vec<*const libc::c_char>> = environment.as_ref().map(|entries| {
+            let mut envp: Vec<*const libc::c_char> =
+                entries.iter().map(|entry| entry.as_ptr()).collect();
+            envp.push(std::ptr::null());
+            envp
+        });
         let (status_read, status_write) = close_on_exec_pipe().map_err(failure)?;
         // SAFETY: the child only runs `run_traced_child`, which is async-signal-safe, and
         // never returns into Rust code.
@@ -527,6 +593,7 @@ impl TargetProcesses {
                     status_write.as_raw_fd(),
                     program.as_ptr(),
                     argv.as_ptr(),
+                    envp.as_ref().map_or(std::ptr::null(), |envp| envp.as_ptr()),
                 )
             }
         }

@@ -111,6 +111,9 @@ pub struct CompileOptions {
     pub java_stack_frames: u32,
     /// Default string space of `jstack()` (`jstackstrsize`).
     pub java_stack_string_size: u32,
+    /// `maxframes` (Linux): the deepest stack `stack()`, `ustack()` and `jstack()`
+    /// record; deeper requests are cut to it. None: no bound but the kernel's.
+    pub max_frames: Option<u32>,
     /// Scratch space per firing (`scratchsize`), for the constant `alloca()` check.
     pub scratch_size: u64,
     /// The most bytes of a struct, union or array `print()` records (`printsize`).
@@ -154,6 +157,7 @@ impl Default for CompileOptions {
             user_stack_frames: 20,
             java_stack_frames: 50,
             java_stack_string_size: 512,
+            max_frames: None,
             scratch_size: 256 + 8,
             print_size: 8192,
             user_process_attached: false,

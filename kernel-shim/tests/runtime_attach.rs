@@ -142,7 +142,13 @@ fn profile_samples_every_cpu_and_tick_one() {
     }
     let online = online_cpus().expect("online CPUs");
     let watched: Vec<u32> = online.iter().copied().filter(|cpu| *cpu < 4).collect();
-    for (cpus, expected_attachments) in [(ClockCpus::Every, online.len()), (ClockCpus::One, 1)] {
+    // `-x cpu` puts the one event on the CPU it names (the last online one here).
+    let last = *online.last().expect("an online CPU");
+    for (cpus, expected_attachments) in [
+        (ClockCpus::Every, online.len()),
+        (ClockCpus::One, 1),
+        (ClockCpus::Only(last), 1),
+    ] {
         let counters = counter_map("dtrace_prof");
         let program = per_cpu_sample_counter(&counters);
         let target = AttachTarget::CpuClock {
@@ -154,6 +160,7 @@ fn profile_samples_every_cpu_and_tick_one() {
         let expected = match cpus {
             ClockCpus::Every => watched.clone(),
             ClockCpus::One => vec![online[0]],
+            ClockCpus::Only(cpu) => watched.iter().copied().filter(|c| *c == cpu).collect(),
         };
         let sampled_cpus = || -> Vec<u32> {
             watched
@@ -175,6 +182,7 @@ fn profile_samples_every_cpu_and_tick_one() {
         match cpus {
             ClockCpus::Every => assert_eq!(sampled, watched, "profile"),
             ClockCpus::One => assert_eq!(sampled, vec![online[0]], "tick"),
+            ClockCpus::Only(_) => assert_eq!(sampled, expected, "one chosen CPU"),
         }
     }
 }

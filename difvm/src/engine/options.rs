@@ -27,6 +27,9 @@ pub struct EngineOptions {
     pub speculation_clean_interval: u64,
     /// Seed of `rand()`.
     pub random_seed: u64,
+    /// `cpu`: the one CPU to trace on, when set. BEGIN and END fire there, and probes
+    /// firing on other CPUs record nothing.
+    pub only_cpu: Option<u32>,
 }
 
 /// `cleanrate`'s default interval, 101 Hz, in nanoseconds.
@@ -45,6 +48,7 @@ impl Default for EngineOptions {
             speculation_size: 32 * 1024,
             speculation_clean_interval: DEFAULT_CLEAN_INTERVAL,
             random_seed: 0x2545_f491_4f6c_dd1d,
+            only_cpu: None,
         }
     }
 }

@@ -865,8 +865,10 @@ impl<'a> Machine<'a> {
     }
 
     /// The key of an associative-array element: the tuple stack's entries in order,
-    /// integers as 8 little-endian bytes, strings zero-filled to strsize, other objects
-    /// as their bytes zero-filled to a multiple of 8.
+    /// integers as 8 little-endian bytes, strings (at most strsize − 1 characters, what a
+    /// string variable holds, so that `a[s]` and `a["literal"]` are one element after
+    /// `s = "literal"` whatever its length) zero-filled to strsize, other objects as
+    /// their bytes zero-filled to a multiple of 8.
     fn encode_tuple(&self) -> Result<Vec<u8>, RuntimeFault> {
         let strsize = self.state.strsize;
         let mut key = Vec::new();
@@ -874,7 +876,8 @@ impl<'a> Machine<'a> {
             match entry.kind {
                 TupleKind::Value => key.extend_from_slice(&entry.value.to_le_bytes()),
                 TupleKind::String => {
-                    let bound = (entry.size.saturating_sub(1) as usize).min(strsize);
+                    let bound =
+                        (entry.size.saturating_sub(1) as usize).min(strsize.saturating_sub(1));
                     let string = self.read_string_bounded(entry.value, bound)?;
                     let start = key.len();
                     key.extend_from_slice(&string);

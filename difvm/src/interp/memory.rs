@@ -11,8 +11,8 @@
 //! | `0xd2` | firing regions: storage of by-reference clause-local (`this->`) variables | one probe firing |
 //! | `0xd3` | clause regions: DIFO string tables (`sets`), built-in strings (`execname`…) | one clause execution |
 //!
-//! Only scratch and session regions (global variables kept in memory, whose address
-//! `&` takes) are writable by DIF stores. Address 0 and every address that is not in a
+//! Only scratch, session regions (global variables kept in memory, whose address `&`
+//! takes) and firing regions (clause-local arrays and structs) are writable by DIF stores. Address 0 and every address that is not in a
 //! live region fault with `invalid address`. Addresses with other tags are outside the
 //! interpreter: kernel loads (`ld*`) ask the firing context to read them, restricted loads
 //! (`rld*`) refuse them, and user loads (`uld*`, `copyin`) always go to the context.
@@ -227,8 +227,10 @@ impl AddressSpace {
         self.internal_tail(address)?.get(..length)
     }
 
-    /// `length` writable bytes at `address`: allocated scratch, and session regions
-    /// (the storage of global variables, which `&x` and scalar arrays point into).
+    /// `length` writable bytes at `address`: allocated scratch, session regions (the
+    /// storage of global variables, which `&x` and scalar arrays point into) and firing
+    /// regions (clause-locals of array or struct type, whose elements are stored into),
+    /// as classic DTrace lets stores reach scratch and static variables.
     pub fn writable(&mut self, address: u64, length: usize) -> Option<&mut [u8]> {
         let (tag, index, offset) = Self::decode(address);
         let end = offset.checked_add(length)?;
@@ -237,6 +239,7 @@ impl AddressSpace {
                 self.scratch.get_mut(offset..end)
             }
             TAG_SESSION => self.session.get_mut(index)?.get_mut(offset..end),
+            TAG_FIRING => self.firing.get_mut(index)?.get_mut(offset..end),
             _ => None,
         }
     }
@@ -441,6 +444,10 @@ mod tests {
             .map(RegionLifetime::Clause, b"abc\0".to_vec())
             .unwrap();
         assert!(space.writable(constant, 1).is_none());
+        // Firing regions (clause-local arrays and structs) are writable too.
+        let local = space.map(RegionLifetime::Firing, vec![0; 12]).unwrap();
+        assert!(space.writable(local + 8, 4).is_some());
+        assert!(space.writable(local + 8, 5).is_none());
         let context = SimpleFiringContext::default();
         assert_eq!(
             space

@@ -39,9 +39,10 @@ pub(super) struct DifoBuilder {
     free: [bool; DIF_REGISTER_COUNT as usize],
 }
 
-/// D_NOREG: no register is left.
+/// D_NOREG: no register is left (libdtrace's EDT_NOREG text, capitalised like its other
+/// library errors).
 pub(super) fn out_of_registers() -> Diagnostic {
-    Diagnostic::without_span(ErrorTag::D_NOREG, "insufficient registers to generate code")
+    Diagnostic::without_span(ErrorTag::D_NOREG, "Insufficient registers to generate code")
 }
 
 impl DifoBuilder {

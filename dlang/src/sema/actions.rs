@@ -465,7 +465,9 @@ impl Analyzer<'_> {
                     ))
                 }
             };
-            return Ok(Capture::KernelStack { frames });
+            return Ok(Capture::KernelStack {
+                frames: self.within_max_frames(frames),
+            });
         }
         if arguments.len() > 2 {
             return Err(error(
@@ -504,9 +506,16 @@ impl Analyzer<'_> {
             }
         };
         Ok(Capture::UserStack {
-            frames,
+            frames: self.within_max_frames(frames),
             string_size,
         })
+    }
+
+    /// A stack depth cut to `maxframes`, as DTrace for Linux cuts it.
+    fn within_max_frames(&self, frames: u32) -> u32 {
+        self.settings
+            .max_frames
+            .map_or(frames, |most| frames.min(most.max(1)))
     }
 
     /// `sym(addr)` and friends as a value.

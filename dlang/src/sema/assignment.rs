@@ -380,6 +380,26 @@ impl Analyzer<'_> {
                 format!("operator {symbol} can only be applied to a writable variable"),
             ));
         }
+        if let (VariableShape::StaticArray { elements }, "=") = (&variable.shape, symbol) {
+            // A scalar array is a variable of array type, which `=` cannot store into.
+            let element = variable.ty.unwrap_or(self.types.well_known().int);
+            let array = self.types.array_of(element, *elements);
+            return Err(error(
+                ErrorTag::D_OP_ARRFUN,
+                span,
+                format!(
+                    "operator = may not be applied to operand of type \"{}\"",
+                    self.type_name(array)
+                ),
+            ));
+        }
+        if let (VariableShape::StaticArray { .. }, "++" | "--") = (&variable.shape, symbol) {
+            return Err(error(
+                ErrorTag::D_OP_SCALAR,
+                span,
+                format!("operator {symbol} requires operand of scalar type"),
+            ));
+        }
         if !matches!(variable.shape, VariableShape::Scalar) {
             return Err(error(
                 ErrorTag::D_IDENT_BADREF,

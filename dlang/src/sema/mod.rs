@@ -67,6 +67,8 @@ pub struct Settings {
     pub user_stack_frames: u32,
     pub java_stack_frames: u32,
     pub java_stack_string_size: u32,
+    /// `maxframes`: the deepest stack recorded.
+    pub max_frames: Option<u32>,
     pub scratch_size: u64,
     /// `printsize`: the most bytes of a struct, union or array `print()` records.
     pub print_size: u64,
@@ -202,6 +204,7 @@ impl<'a> Analyzer<'a> {
                 user_stack_frames: options.user_stack_frames,
                 java_stack_frames: options.java_stack_frames,
                 java_stack_string_size: options.java_stack_string_size,
+                max_frames: options.max_frames,
                 scratch_size: options.scratch_size,
                 print_size: options.print_size,
             },

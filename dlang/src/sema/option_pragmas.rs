@@ -46,6 +46,7 @@ impl Analyzer<'_> {
                     .map(|size| size as u32)
                     .ok_or_else(invalid)?
             }
+            "maxframes" => self.settings.max_frames = Some(parse_count(value).ok_or_else(invalid)?),
             "scratchsize" => {
                 self.settings.scratch_size = value.and_then(parse_size).ok_or_else(invalid)?
             }

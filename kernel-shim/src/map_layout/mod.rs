@@ -312,6 +312,11 @@ pub struct GlobalsLayout {
     /// Global scalar variables by id: offset of their storage. Integers take 8 bytes; a
     /// by-reference variable takes a u64 NULL flag then `size` bytes rounded up to 8.
     pub variables: BTreeMap<u16, GlobalVariableSlot>,
+    /// Where the variables end; then `store_slack` bytes (the largest by-reference
+    /// variable), so the verifier, which bounds a copy's offset and size apart, accepts
+    /// copies of run-time sizes into variables.
+    pub variables_end: u32,
+    pub store_slack: u32,
     pub size: u32,
 }
 
@@ -442,35 +447,6 @@ fn slot_for(ty: &DifType) -> (u32, GlobalVariableSlot) {
     }
 }
 
-/// Refuses options outside what the kernel engine supports.
-fn check_options(options: &LayoutOptions) -> Result<(), LayoutError> {
-    if options.strsize < 2 || options.strsize > MAX_KERNEL_STRSIZE {
-        return Err(LayoutError::Option {
-            name: "strsize",
-            reason: format!("{} is outside 2..={MAX_KERNEL_STRSIZE}", options.strsize),
-        });
-    }
-    if options.cpu_count == 0 || options.cpu_count > 4096 {
-        return Err(LayoutError::Option {
-            name: "cpu count",
-            reason: format!("{} is outside 1..=4096", options.cpu_count),
-        });
-    }
-    if options.speculation_count > 64 {
-        return Err(LayoutError::Option {
-            name: "nspec",
-            reason: format!("{} is more than 64", options.speculation_count),
-        });
-    }
-    if options.scratch_size > 1 << 24 {
-        return Err(LayoutError::Option {
-            name: "scratchsize",
-            reason: format!("{} is more than 16m", options.scratch_size),
-        });
-    }
-    Ok(())
-}
-
 /// Where the program's variables live: global scalars in the globals value, clause-locals
 /// in the work area, thread-locals and associative arrays in the dynamic map.
 struct VariableLayout {
@@ -527,12 +503,21 @@ impl VariableLayout {
                 }
             }
         }
+        let store_slack = global_variables
+            .values()
+            .filter_map(|slot: &GlobalVariableSlot| {
+                slot.by_reference_size
+                    .map(|size| round_up(size as u64, 8) as u32)
+            });
+        let store_slack = store_slack.max().unwrap_or(0);
         let globals = GlobalsLayout {
             exiting: 0,
             wall_clock_offset: 8,
             speculation_states,
             variables: global_variables,
-            size: globals_offset.max(32),
+            variables_end: globals_offset,
+            store_slack,
+            size: checked_u32("globals", globals_offset as u64 + store_slack as u64)?.max(32),
         };
         Ok(VariableLayout {
             globals,
@@ -661,7 +646,7 @@ impl ProgramLayout {
         options: &LayoutOptions,
     ) -> Result<ProgramLayout, LayoutError> {
         let program = verified.program();
-        check_options(options)?;
+        options.check()?;
         let types = variable_types(program);
         let variables = VariableLayout::new(&types, options)?;
         let dynamic = if variables.dynamic_types.is_empty() {

@@ -57,6 +57,8 @@ pub struct LayoutOptions {
     /// against it: under the `switch` and `fill` policies (see the records section of
     /// the `map_layout` documentation). None leaves the perf ring as the only limit.
     pub principal_buffer_limit: Option<u64>,
+    /// `cpu`: when set, every program does nothing on other CPUs.
+    pub only_cpu: Option<u32>,
 }
 
 impl Default for LayoutOptions {
@@ -76,7 +78,40 @@ impl Default for LayoutOptions {
             per_cpu_base: None,
             path_offsets: None,
             principal_buffer_limit: None,
+            only_cpu: None,
         }
+    }
+}
+
+impl LayoutOptions {
+    /// Refuses options outside what the kernel engine supports.
+    pub(super) fn check(&self) -> Result<(), LayoutError> {
+        let options = self;
+        if options.strsize < 2 || options.strsize > MAX_KERNEL_STRSIZE {
+            return Err(LayoutError::Option {
+                name: "strsize",
+                reason: format!("{} is outside 2..={MAX_KERNEL_STRSIZE}", options.strsize),
+            });
+        }
+        if options.cpu_count == 0 || options.cpu_count > 4096 {
+            return Err(LayoutError::Option {
+                name: "cpu count",
+                reason: format!("{} is outside 1..=4096", options.cpu_count),
+            });
+        }
+        if options.speculation_count > 64 {
+            return Err(LayoutError::Option {
+                name: "nspec",
+                reason: format!("{} is more than 64", options.speculation_count),
+            });
+        }
+        if options.scratch_size > 1 << 24 {
+            return Err(LayoutError::Option {
+                name: "scratchsize",
+                reason: format!("{} is more than 16m", options.scratch_size),
+            });
+        }
+        Ok(())
     }
 }
 

@@ -23,6 +23,24 @@ pub enum ClockCpus {
     Every,
     /// One event on the first online CPU (`tick-N`).
     One,
+    /// One event on this CPU (`tick-N` and `profile-N` under `-x cpu`, which traces
+    /// only there).
+    Only(u32),
+}
+
+impl AttachTarget {
+    /// This target as it is attached when only `cpu` is traced (`-x cpu`): cpu-clock
+    /// events go on that CPU alone; other targets are unchanged (their programs do
+    /// nothing on other CPUs).
+    pub fn for_only_cpu(&self, cpu: Option<u32>) -> AttachTarget {
+        match (self, cpu) {
+            (AttachTarget::CpuClock { rate, .. }, Some(cpu)) => AttachTarget::CpuClock {
+                rate: *rate,
+                cpus: ClockCpus::Only(cpu),
+            },
+            _ => self.clone(),
+        }
+    }
 }
 
 /// Where a probe program is attached.
@@ -80,6 +98,7 @@ impl AttachTarget {
                 match cpus {
                     ClockCpus::Every => format!("cpu-clock {rate} on every CPU"),
                     ClockCpus::One => format!("cpu-clock {rate} on one CPU"),
+                    ClockCpus::Only(cpu) => format!("cpu-clock {rate} on CPU {cpu}"),
                 }
             }
             AttachTarget::Uprobe {
@@ -186,6 +205,7 @@ pub fn attach(
             let chosen = match cpus {
                 ClockCpus::Every => online,
                 ClockCpus::One => online.into_iter().take(1).collect(),
+                ClockCpus::Only(cpu) => vec![*cpu],
             };
             for cpu in chosen {
                 attachment.add_perf_event(

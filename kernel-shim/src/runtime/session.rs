@@ -372,6 +372,7 @@ impl RuntimeSession {
                 ProbeInstrumentation::Targets { targets, .. } => {
                     let mut combined: Option<Attachment> = None;
                     for target in targets {
+                        let target = &target.for_only_cpu(self.layout.options.only_cpu);
                         let attachment = attach(&probe.program, target, 0).map_err(|error| {
                             RuntimeError::invalid(
                                 format!("enabling {}", probe.plan.name),

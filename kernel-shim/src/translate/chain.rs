@@ -34,7 +34,7 @@ use super::tokens::{
     delimiter_set_iteration, reset_tokens, token_end_iteration, token_start_iteration,
 };
 use super::translation_context::{Chain, ProbeTranslationContext};
-use crate::ebpf::{Insn, MemSize, Reg};
+use crate::ebpf::{Helper, Insn, JmpOp, MemSize, Reg};
 use crate::map_layout::{MapFds, ProgramLayout};
 
 /// Translates the program of `probe_id` (see [`super::translate_probe`]).
@@ -91,6 +91,11 @@ pub fn translate(
         .collect();
     let footprint = NestingFootprint::of_statements(program, &firing_statements);
     code.emit(Insn::mov64_reg(CONTEXT, Reg::R1));
+    if let Some(cpu) = layout.options.only_cpu {
+        // `-x cpu`: a firing on another CPU is not traced at all.
+        code.call(Helper::GetSmpProcessorId);
+        code.asm.jmp_imm_to(JmpOp::Ne, Reg::R0, cpu as i32, leave);
+    }
     emit_work_area_claim(&mut code, layout, maps, footprint, leave);
     reset_tokens(&mut code, layout, Chain::Main);
     // The thread the probe is about is read from its argument word (see

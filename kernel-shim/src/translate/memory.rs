@@ -12,7 +12,7 @@ use difvm::object::FaultCode;
 
 use super::code::{FaultSite, FaultValue, ProgramCode};
 use super::registers::{SAVED_0, SAVED_1, SPILL_0, SPILL_4, STATE};
-use super::translation_context::StatementContext;
+use super::translation_context::{Chain, StatementContext};
 use crate::ebpf::{AluOp, Helper, Insn, JmpOp, Label, MemSize, Reg};
 use crate::map_layout::ProgramLayout;
 use crate::map_layout::{TAG_CONSTANTS, TAG_GLOBALS, TAG_SCRATCH, TAG_SHIFT, TAG_STATE};
@@ -523,14 +523,109 @@ pub fn writable_scratch(
 /// Sets `dst` (r8 or r9) to a writable pointer to the `size` bytes a DIF store
 /// (`stb`…`stx`) at the DIF address in `address` (r8 or r9) writes: allocated scratch
 /// ([`writable_scratch`]), or the storage of the global variables in the globals value
-/// (global variables kept in memory, which `&x` and scalar arrays point into; never the
-/// engine's own words before them). Faults with `invalid address` otherwise. Clobbers
-/// r1–r3.
+/// ([`writable_globals`]). Faults with `invalid address` otherwise. Clobbers r1–r3.
 pub fn writable_store_target(
     code: &mut ProgramCode,
     cx: &StatementContext<'_>,
     address: Reg,
     size: u32,
+    dst: Reg,
+    site: FaultSite,
+) {
+    let not_globals = code.label();
+    let done = code.label();
+    jump_unless_tagged(code, address, TAG_GLOBALS, not_globals);
+    writable_globals(code, cx, address, WriteSize::Constant(size), dst, site);
+    code.asm.ja_to(done);
+    code.bind(not_globals);
+    // Only by-reference clause-locals (arrays, structs) have storage a store can reach.
+    if clause_local_slack(cx) > 0 {
+        let not_clause_locals = code.label();
+        jump_unless_tagged(code, address, TAG_STATE, not_clause_locals);
+        writable_clause_locals(code, cx, address, WriteSize::Constant(size), dst, site);
+        code.asm.ja_to(done);
+        code.bind(not_clause_locals);
+    }
+    writable_scratch(code, cx, address, WriteSize::Constant(size), dst, site);
+    code.bind(done);
+}
+
+/// Jumps to `target` unless the DIF address in `address` has the tag `tag`.
+/// Clobbers r1 and r2.
+fn jump_unless_tagged(code: &mut ProgramCode, address: Reg, tag: u64, target: Label) {
+    code.emit(Insn::mov64_reg(Reg::R1, address));
+    code.emit(Insn::alu64_imm(AluOp::Rsh, Reg::R1, 32));
+    code.emit(Insn::mov32_imm(Reg::R2, tag_high(tag)));
+    code.asm.jmp_reg_to(JmpOp::Ne, Reg::R1, Reg::R2, target);
+}
+
+/// The bytes of by-reference clause-locals a copy of a run-time size may write: the
+/// largest one (0 when the program has none).
+fn clause_local_slack(cx: &StatementContext<'_>) -> u32 {
+    let locals = cx.layout().clause_locals.values();
+    let sizes = locals.filter_map(|slot| slot.by_reference_size);
+    sizes
+        .map(|size| size.next_multiple_of(8))
+        .max()
+        .unwrap_or(0)
+}
+
+/// Sets `dst` (r8 or r9) to a writable pointer to `size` bytes of this chain's
+/// clause-local storage (a clause-local array's or struct's elements) at the work-area
+/// address in `address` (r8 or r9). A size in a register is at most the largest
+/// by-reference clause-local. Faults with `invalid address` otherwise. Clobbers r1–r3.
+fn writable_clause_locals(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    address: Reg,
+    size: WriteSize,
+    dst: Reg,
+    site: FaultSite,
+) {
+    let state = &cx.layout().state;
+    let start = match cx.chain {
+        Chain::Main => state.clause_locals,
+        Chain::Error => state.error_clause_locals,
+    };
+    let end = start + state.clause_locals_size;
+    let fault = |code: &mut ProgramCode, op: JmpOp, register: Reg, bound: u32| {
+        code.fault_if_imm(
+            cx.fault_exit,
+            op,
+            register,
+            bound as i32,
+            FaultCode::BadAddress,
+            FaultValue::Register(address),
+            site,
+        );
+    };
+    code.emit(Insn::mov32_reg(Reg::R1, address));
+    fault(code, JmpOp::Lt, Reg::R1, start);
+    match size {
+        WriteSize::Constant(bytes) => fault(code, JmpOp::Gt, Reg::R1, end.saturating_sub(bytes)),
+        WriteSize::Register(register) => {
+            fault(code, JmpOp::Gt, Reg::R1, end);
+            fault(code, JmpOp::Gt, register, clause_local_slack(cx));
+            code.emit(Insn::mov64_reg(Reg::R2, Reg::R1));
+            code.emit(Insn::alu64_reg(AluOp::Add, Reg::R2, register));
+            fault(code, JmpOp::Gt, Reg::R2, end);
+        }
+    }
+    code.emit(Insn::mov64_reg(dst, STATE));
+    code.emit(Insn::alu64_reg(AluOp::Add, dst, Reg::R1));
+}
+
+/// Sets `dst` (r8 or r9) to a writable pointer to `size` bytes of the global variables'
+/// storage at the globals address in `address` (r8 or r9): global variables kept in
+/// memory, which `&x` and scalar arrays point into, and by-reference globals (a string
+/// array's element), never the engine's own words before them. A size in a register
+/// is at most the globals' store slack. Faults with `invalid address` otherwise.
+/// Clobbers r1–r3.
+fn writable_globals(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    address: Reg,
+    size: WriteSize,
     dst: Reg,
     site: FaultSite,
 ) {
@@ -540,33 +635,39 @@ pub fn writable_store_target(
         .values()
         .map(|slot| slot.offset)
         .min()
-        .unwrap_or(globals.size);
-    let last_start = globals.size.saturating_sub(size);
-    let not_globals = code.label();
-    let done = code.label();
-    code.emit(Insn::mov64_reg(Reg::R1, address));
-    code.emit(Insn::alu64_imm(AluOp::Rsh, Reg::R1, 32));
-    code.emit(Insn::mov32_imm(Reg::R2, tag_high(TAG_GLOBALS)));
-    code.asm
-        .jmp_reg_to(JmpOp::Ne, Reg::R1, Reg::R2, not_globals);
-    code.emit(Insn::mov32_reg(Reg::R1, address));
-    for (op, bound) in [(JmpOp::Lt, variables_start), (JmpOp::Gt, last_start)] {
+        .unwrap_or(globals.variables_end);
+    let fault = |code: &mut ProgramCode, op: JmpOp, register: Reg, bound: u32| {
         code.fault_if_imm(
             cx.fault_exit,
             op,
-            Reg::R1,
+            register,
             bound as i32,
             FaultCode::BadAddress,
             FaultValue::Register(address),
             site,
         );
+    };
+    code.emit(Insn::mov32_reg(Reg::R1, address));
+    fault(code, JmpOp::Lt, Reg::R1, variables_start);
+    match size {
+        WriteSize::Constant(bytes) => {
+            fault(
+                code,
+                JmpOp::Gt,
+                Reg::R1,
+                globals.variables_end.saturating_sub(bytes),
+            );
+        }
+        WriteSize::Register(register) => {
+            fault(code, JmpOp::Gt, Reg::R1, globals.variables_end);
+            fault(code, JmpOp::Gt, register, globals.store_slack);
+            code.emit(Insn::mov64_reg(Reg::R2, Reg::R1));
+            code.emit(Insn::alu64_reg(AluOp::Add, Reg::R2, register));
+            fault(code, JmpOp::Gt, Reg::R2, globals.variables_end);
+        }
     }
     code.globals_pointer(dst, 0);
     code.emit(Insn::alu64_reg(AluOp::Add, dst, Reg::R1));
-    code.asm.ja_to(done);
-    code.bind(not_globals);
-    writable_scratch(code, cx, address, WriteSize::Constant(size), dst, site);
-    code.bind(done);
 }
 
 /// The tagged areas and their sizes.
@@ -651,17 +752,48 @@ struct TaggedArea {
 }
 
 /// Copies the size in r4 bytes into the scratch at the DIF address in `SAVED_1` (`copys`,
-/// `bcopy`, `copyin`, `copyinto`): the destination is checked writable first, a zero size
-/// copies nothing, `load_source` then puts the source address in `SAVED_1`, and the read
-/// goes through the kernel- or user-read helper by `access`. Leaves 0 in `SAVED_0`.
+/// `bcopy`, `copyin`, `copyinto`), or into global or clause-local variables' storage
+/// where DTrace lets a store go (a string array's element): the destination is checked writable first, a
+/// zero size copies nothing, `load_source` then puts the source address in `SAVED_1`,
+/// and the read goes through the kernel- or user-read helper by `access`. Leaves 0 in
+/// `SAVED_0`.
 pub fn copy_extent_into_scratch(
     code: &mut ProgramCode,
     cx: &StatementContext<'_>,
-    load_source: impl FnOnce(&mut ProgramCode),
+    load_source: impl Fn(&mut ProgramCode),
     access: Access,
     site: FaultSite,
 ) {
     code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R4, SPILL_0));
+    let done = code.label();
+    let slack = cx.layout().globals.store_slack;
+    if slack > 0 {
+        // Each destination has its own path, so that the size the read helper gets is
+        // bounded by what its destination has room for.
+        let not_globals = code.label();
+        jump_unless_tagged(code, SAVED_1, TAG_GLOBALS, not_globals);
+        writable_globals(
+            code,
+            cx,
+            SAVED_1,
+            WriteSize::Register(Reg::R4),
+            SAVED_0,
+            site,
+        );
+        copy_checked_extent(code, cx, &load_source, access, slack, site);
+        code.asm.ja_to(done);
+        code.bind(not_globals);
+    }
+    let slack = clause_local_slack(cx);
+    if slack > 0 {
+        let not_clause_locals = code.label();
+        jump_unless_tagged(code, SAVED_1, TAG_STATE, not_clause_locals);
+        let size = WriteSize::Register(Reg::R4);
+        writable_clause_locals(code, cx, SAVED_1, size, SAVED_0, site);
+        copy_checked_extent(code, cx, &load_source, access, slack, site);
+        code.asm.ja_to(done);
+        code.bind(not_clause_locals);
+    }
     writable_scratch(
         code,
         cx,
@@ -670,6 +802,22 @@ pub fn copy_extent_into_scratch(
         SAVED_0,
         site,
     );
+    let scratch_size = cx.layout().state.scratch_size;
+    copy_checked_extent(code, cx, &load_source, access, scratch_size, site);
+    code.bind(done);
+    code.emit(Insn::mov64_imm(SAVED_0, 0));
+}
+
+/// The copy of [`copy_extent_into_scratch`] once the destination in `SAVED_0` is known
+/// writable for the size in `SPILL_0`, which is at most `bound`.
+fn copy_checked_extent(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    load_source: &impl Fn(&mut ProgramCode),
+    access: Access,
+    bound: u32,
+    site: FaultSite,
+) {
     let done = code.label();
     code.emit(Insn::ldx_mem(MemSize::DW, Reg::R2, Reg::FP, SPILL_0));
     code.asm.jmp_imm_to(JmpOp::Eq, Reg::R2, 0, done);
@@ -680,7 +828,7 @@ pub fn copy_extent_into_scratch(
         cx.fault_exit,
         JmpOp::Gt,
         Reg::R2,
-        cx.layout().state.scratch_size as i32,
+        bound as i32,
         FaultCode::BadAddress,
         FaultValue::Register(SAVED_1),
         site,
@@ -688,7 +836,6 @@ pub fn copy_extent_into_scratch(
     code.mov(Reg::R1, SAVED_0);
     read_or_fault(code, cx, access, SAVED_1, site);
     code.bind(done);
-    code.emit(Insn::mov64_imm(SAVED_0, 0));
 }
 
 /// Calls the helper that reads `access`'s memory (`bpf_probe_read_user` for user memory,

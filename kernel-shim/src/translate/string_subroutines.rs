@@ -28,8 +28,9 @@ pub fn temporary_word(layout: &ProgramLayout, index: u32) -> u32 {
 }
 
 /// A new strsize-byte scratch string holding the bytes of the work area from the
-/// offset in stack slot `source` on, as many as stack slot `length` says (below
-/// strsize); r0 = its TAG_SCRATCH address.
+/// offset in stack slot `source` on, as many as stack slot `length` says, at most
+/// strsize − 1 (a longer text is cut there, as DTrace's string subroutines and the
+/// recording of their results cut it); r0 = its TAG_SCRATCH address.
 pub fn work_area_to_scratch_string(
     code: &mut ProgramCode,
     cx: &StatementContext<'_>,
@@ -46,8 +47,12 @@ pub fn work_area_to_scratch_string(
     code.emit(Insn::ldx_mem(MemSize::DW, Reg::R2, Reg::FP, length));
     let copied = code.label();
     code.asm.jmp_imm_to(JmpOp::Eq, Reg::R2, 0, copied);
+    let bounded = code.label();
     code.asm
-        .jmp_imm_to(JmpOp::Ge, Reg::R2, strsize as i32, copied);
+        .jmp_imm_to(JmpOp::Lt, Reg::R2, strsize as i32, bounded);
+    code.emit(Insn::mov64_imm(Reg::R2, strsize as i32 - 1));
+    code.asm.jmp_imm_to(JmpOp::Eq, Reg::R2, 0, copied);
+    code.bind(bounded);
     code.emit(Insn::ldx_mem(MemSize::DW, Reg::R3, Reg::FP, source));
     let limit = cx.layout().state.string_buffers;
     code.asm

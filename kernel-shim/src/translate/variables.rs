@@ -297,10 +297,16 @@ fn build_dynamic_key(
         if *kind == EntryKind::Value {
             code.store_state(at, SAVED_1);
         } else {
-            // The bound is the entry's length (its size less the NUL).
+            // The bound is the entry's length (its size less the NUL), at most
+            // strsize − 1 characters as the interpreter's keys (and string variables).
             let spill = super::registers::SPILL_1;
             code.load_state(Reg::R0, entry + 8);
             code.emit(Insn::add64_imm(Reg::R0, -1));
+            let bounded = code.label();
+            code.asm
+                .jmp_imm_to(JmpOp::Le, Reg::R0, strsize as i32 - 1, bounded);
+            code.emit(Insn::mov64_imm(Reg::R0, strsize as i32 - 1));
+            code.bind(bounded);
             code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, spill));
             read_string(
                 code,
