@@ -364,6 +364,16 @@ impl Analyzer<'_> {
 
     fn sizeof_expression(&mut self, operand: &Expr, span: &Span) -> SemaResult<TypedExpr> {
         let size_t = self.types.well_known().size_t;
+        // DTrace sizes a string constant by its text (`strlen() + 1`), not by the
+        // string type's `strsize`: `sizeof ("hello")` is 6.
+        // So is a `$$N` operand, which DTrace's lexer turns into a string constant.
+        if matches!(operand.kind, ExprKind::String(_) | ExprKind::Macro(_)) {
+            let value = self.expression(operand)?;
+            if let TypedExprKind::String(bytes) = &value.kind {
+                let length = bytes.iter().position(|&byte| byte == 0).unwrap_or(bytes.len());
+                return Ok(self.constant(length as u64 + 1, size_t, span));
+            }
+        }
         if let ExprKind::Identifier(name) = &operand.kind {
             if let Some(id) = self.variables.global(name) {
                 let variable = self.variables.get(id);
