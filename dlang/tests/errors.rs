@@ -95,6 +95,41 @@ fn command_line_probe_descriptions() {
     assert_eq!(message, "dtrace: invalid probe specifier BEGIN /y/ { }: in predicate: failed to resolve y: Unknown variable name");
 }
 
+/// DTrace finds a division by a constant zero while it parses, before it checks any
+/// clause: a command-line program's message has no `in action list: ` region, and the
+/// error comes before the checks of the operands.
+#[test]
+fn division_by_constant_zero_is_a_parse_error() {
+    for program in [
+        "BEGIN { x = 1 / 0; }",
+        "BEGIN { trace(y % (1 - 1)); }",
+        "BEGIN { x = 2; x /= (char)256; }",
+    ] {
+        let error = compile_support::compile_command_line(ProbeSpecifierOption::Name, program)
+            .unwrap_err();
+        assert_eq!(error.diagnostic.tag.name(), "D_DIV_ZERO", "{program}");
+        let message = error.message(
+            "dtrace",
+            &[dlang::compile::ProgramSource::command_line(
+                ProbeSpecifierOption::Name,
+                program,
+            )],
+            false,
+        );
+        assert_eq!(
+            message,
+            format!("dtrace: invalid probe specifier {program}: expression contains division by zero")
+        );
+    }
+    let error =
+        compile_support::compile_command_line(ProbeSpecifierOption::Name, "BEGIN /1 % 0/ { }")
+            .unwrap_err();
+    assert_eq!(
+        error.diagnostic.region,
+        dlang::diagnostics::Region::Parsing
+    );
+}
+
 #[test]
 fn names_and_variables() {
     check(

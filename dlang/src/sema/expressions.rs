@@ -281,7 +281,14 @@ impl Analyzer<'_> {
                 }
                 let ty = value.ty;
                 if let Some(constant) = constants::constant_value(&value) {
-                    return Ok(self.constant(constant.wrapping_neg(), ty, span));
+                    // dt_node_op1() truncates a negated unsigned constant to its
+                    // type's size: -1u is 0xffffffff, as a uint holds it.
+                    let mut negated = constant.wrapping_neg();
+                    let size = self.types.size_of(ty);
+                    if self.types.is_integer(ty) && !self.types.is_signed(ty) && size < 8 {
+                        negated &= (1u64 << (size * 8)) - 1;
+                    }
+                    return Ok(self.constant(negated, ty, span));
                 }
                 Ok(TypedExpr {
                     kind: TypedExprKind::Unary {
@@ -502,26 +509,22 @@ impl Analyzer<'_> {
         ty: crate::types::TypeId,
         span: &Span,
     ) -> SemaResult<TypedExpr> {
-        if let (Some(a), Some(b)) = (
-            constants::constant_value(&left),
-            constants::constant_value(&right),
-        ) {
-            let value = constants::fold_arithmetic(operator, a, b, span)?;
-            return Ok(self.constant(value, ty, span));
-        }
-        if matches!(
+        // A division by a constant zero that got this far (a divisor that is zero only
+        // once analysed) divides at run time, where it faults.
+        let divides_by_zero = matches!(
             operator,
             Arithmetic::DivideSigned
                 | Arithmetic::DivideUnsigned
                 | Arithmetic::RemainderSigned
                 | Arithmetic::RemainderUnsigned
-        ) && constants::constant_value(&right) == Some(0)
-        {
-            return Err(error(
-                ErrorTag::D_DIV_ZERO,
-                span,
-                "expression contains division by zero",
-            ));
+        ) && constants::constant_value(&right) == Some(0);
+        if let (Some(a), Some(b), false) = (
+            constants::constant_value(&left),
+            constants::constant_value(&right),
+            divides_by_zero,
+        ) {
+            let value = constants::fold_arithmetic(operator, a, b, span)?;
+            return Ok(self.constant(value, ty, span));
         }
         Ok(TypedExpr {
             kind: TypedExprKind::Arithmetic {
