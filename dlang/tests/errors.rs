@@ -128,6 +128,26 @@ fn division_by_constant_zero_is_a_parse_error() {
         error.diagnostic.region,
         dlang::diagnostics::Region::Parsing
     );
+    // So is sizeof of a type name of no size; sizeof of an expression is checked with
+    // the clause.
+    let error = compile_support::compile_command_line(
+        ProbeSpecifierOption::Name,
+        "BEGIN { trace(sizeof (struct nosuchtag)); }",
+    )
+    .unwrap_err();
+    assert_eq!(
+        (error.diagnostic.tag.name(), error.diagnostic.region),
+        ("D_SIZEOF_TYPE", dlang::diagnostics::Region::Parsing)
+    );
+    let error = compile_support::compile_command_line(
+        ProbeSpecifierOption::Name,
+        "BEGIN { trace(sizeof (trace(1))); }",
+    )
+    .unwrap_err();
+    assert_eq!(
+        (error.diagnostic.tag.name(), error.diagnostic.region),
+        ("D_SIZEOF_TYPE", dlang::diagnostics::Region::ActionList)
+    );
 }
 
 #[test]

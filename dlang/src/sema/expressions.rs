@@ -78,11 +78,14 @@ impl Analyzer<'_> {
                 let ty = self.type_from_type_name(type_name)?;
                 let size = self.types.size_of(ty);
                 if size == 0 {
+                    // dt_node_op1() sizes a type name while DTrace parses, so the
+                    // error has no region.
                     return Err(error(
                         ErrorTag::D_SIZEOF_TYPE,
                         span,
                         "cannot apply sizeof to an operand of unknown size",
-                    ));
+                    )
+                    .in_region(crate::diagnostics::Region::Parsing));
                 }
                 Ok(self.constant(size, self.types.well_known().size_t, span))
             }
