@@ -28,7 +28,9 @@ impl Analyzer<'_> {
             .into_iter()
             .skip(suffix.long.into())
             .collect()
-        } else if base == IntegerBase::Decimal {
+        } else if matches!(base, IntegerBase::Decimal | IntegerBase::Character) {
+            // DTrace's lexer types a character constant as a decimal one (signed
+            // types only), as the parser's overflow check assumes.
             vec![known.int, known.long, known.long_long]
                 .into_iter()
                 .skip(suffix.long.into())
