@@ -242,10 +242,17 @@ fn names_and_variables() {
         "D_ARR_BOUNDS",
         "index outside array bounds: 5, max is 4",
     );
+    // DTrace reads E1[E2] of anything but an array variable or a pointer as
+    // *(E1 + E2).
     check(
         "BEGIN { x = 1; trace(x[0]); }",
-        "D_ARR_BADREF",
-        "operator [ ] may not be applied to operand of type \"int\"",
+        "D_DEREF_NONPTR",
+        "cannot dereference non-pointer type",
+    );
+    check(
+        "struct s { int a; }; struct s v; BEGIN { trace(v[0]); }",
+        "D_OP_INCOMPAT",
+        "operands have incompatible types: \"struct s\" + \"int\"",
     );
     check(
         "BEGIN { trace(curpsinfo->pr_pid); }",
