@@ -105,8 +105,8 @@ fn division_by_constant_zero_is_a_parse_error() {
         "BEGIN { trace(y % (1 - 1)); }",
         "BEGIN { x = 2; x /= (char)256; }",
     ] {
-        let error = compile_support::compile_command_line(ProbeSpecifierOption::Name, program)
-            .unwrap_err();
+        let error =
+            compile_support::compile_command_line(ProbeSpecifierOption::Name, program).unwrap_err();
         assert_eq!(error.diagnostic.tag.name(), "D_DIV_ZERO", "{program}");
         let message = error.message(
             "dtrace",
@@ -118,18 +118,36 @@ fn division_by_constant_zero_is_a_parse_error() {
         );
         assert_eq!(
             message,
-            format!("dtrace: invalid probe specifier {program}: expression contains division by zero")
+            format!(
+                "dtrace: invalid probe specifier {program}: expression contains division by zero"
+            )
         );
     }
     let error =
         compile_support::compile_command_line(ProbeSpecifierOption::Name, "BEGIN /1 % 0/ { }")
             .unwrap_err();
-    assert_eq!(
-        error.diagnostic.region,
-        dlang::diagnostics::Region::Parsing
-    );
-    // So is sizeof of a type name of no size; sizeof of an expression is checked with
-    // the clause.
+    assert_eq!(error.diagnostic.region, dlang::diagnostics::Region::Parsing);
+    // So are offsetof() (computed while parsing, a constant divisor too) and sizeof of
+    // a type name of no size; sizeof of an expression is checked with the clause.
+    for (program, tag) in [
+        (
+            "struct s { int a; }; BEGIN { x = 1; trace(x / offsetof(struct s, a)); }",
+            "D_DIV_ZERO",
+        ),
+        (
+            "struct s { int a; }; BEGIN { trace(offsetof(struct s, b)); }",
+            "D_UNKNOWN",
+        ),
+        ("BEGIN { trace(offsetof(int, b)); }", "D_OFFSETOF_TYPE"),
+    ] {
+        let error =
+            compile_support::compile_command_line(ProbeSpecifierOption::Name, program).unwrap_err();
+        assert_eq!(
+            (error.diagnostic.tag.name(), error.diagnostic.region),
+            (tag, dlang::diagnostics::Region::Parsing),
+            "{program}"
+        );
+    }
     let error = compile_support::compile_command_line(
         ProbeSpecifierOption::Name,
         "BEGIN { trace(sizeof (struct nosuchtag)); }",

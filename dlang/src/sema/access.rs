@@ -412,8 +412,7 @@ impl Analyzer<'_> {
         }
         // Pointer or array indexing: base[i] is *(base + i).
         let mut base_value = self.operand(base)?;
-        let index = if !self.types.is_pointer(base_value.ty)
-            && !self.types.is_string(base_value.ty)
+        let index = if !self.types.is_pointer(base_value.ty) && !self.types.is_string(base_value.ty)
         {
             // DTrace rewrites any other E1[E2] as *(E1 + E2) and checks that: an
             // integer indexed by a pointer (3[p]) is p[3], two integers make a value

@@ -83,8 +83,12 @@ impl Analyzer<'_> {
             return Err(
                 // DTrace reports the line its parser reached when it built the
                 // division: the divisor's, not the dividend's.
-                error(ErrorTag::D_DIV_ZERO, &divisor.span, "expression contains division by zero")
-                    .in_region(Region::Parsing),
+                error(
+                    ErrorTag::D_DIV_ZERO,
+                    &divisor.span,
+                    "expression contains division by zero",
+                )
+                .in_region(Region::Parsing),
             );
         }
         Ok(())
@@ -108,12 +112,13 @@ impl Analyzer<'_> {
 /// Whether DTrace's parser folds `expr` into an integer constant as it builds the
 /// expression's nodes (dt_node_op1() and dt_node_op2()): integer and character
 /// constants, a `$N` operand that is a number, the unary `- + ~ !` and every binary
-/// operator but `,` applied to such constants, casts of them, `sizeof (type)` and
-/// `sizeof` of a string constant, and `?:` with a constant condition. Identifiers
-/// (inlines, enumerators) are only resolved later, when DTrace checks the clause.
+/// operator but `,` applied to such constants, casts of them, `sizeof (type)`,
+/// `sizeof` of a string constant, `offsetof()`, and `?:` with a constant condition.
+/// Identifiers (inlines, enumerators) are only resolved later, when DTrace checks the
+/// clause.
 pub(super) fn is_parse_time_constant(expr: &Expr) -> bool {
     match &expr.kind {
-        ExprKind::Integer { .. } | ExprKind::SizeofType(_) => true,
+        ExprKind::Integer { .. } | ExprKind::SizeofType(_) | ExprKind::Offsetof { .. } => true,
         ExprKind::Macro(crate::ast::MacroVariable::Argument(_)) => true,
         ExprKind::SizeofExpr(operand) => matches!(operand.kind, ExprKind::String(_)),
         ExprKind::Unary { operator, operand } => {

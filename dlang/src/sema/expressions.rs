@@ -75,7 +75,9 @@ impl Analyzer<'_> {
             ExprKind::Cast { ty, operand } => self.cast(ty, operand, span),
             ExprKind::SizeofExpr(operand) => self.sizeof_expression(operand, span),
             ExprKind::SizeofType(type_name) => {
-                let ty = self.type_from_type_name(type_name)?;
+                let ty = self
+                    .type_from_type_name(type_name)
+                    .map_err(super::found_while_parsing)?;
                 let size = self.types.size_of(ty);
                 if size == 0 {
                     // dt_node_op1() sizes a type name while DTrace parses, so the
@@ -90,7 +92,11 @@ impl Analyzer<'_> {
                 Ok(self.constant(size, self.types.well_known().size_t, span))
             }
             ExprKind::Stringof(operand) => self.stringof(operand, span),
-            ExprKind::Offsetof { ty, member } => self.offsetof(ty, member, span),
+            // dt_node_offsetof() computes the offset while DTrace parses, so its
+            // errors have no region.
+            ExprKind::Offsetof { ty, member } => self
+                .offsetof(ty, member, span)
+                .map_err(super::found_while_parsing),
             ExprKind::Xlate { ty, operand } => self.xlate(ty, operand, span),
             ExprKind::Call { callee, arguments } => self.call_expression(callee, arguments, span),
         }
@@ -380,7 +386,10 @@ impl Analyzer<'_> {
         if matches!(operand.kind, ExprKind::String(_) | ExprKind::Macro(_)) {
             let value = self.expression(operand)?;
             if let TypedExprKind::String(bytes) = &value.kind {
-                let length = bytes.iter().position(|&byte| byte == 0).unwrap_or(bytes.len());
+                let length = bytes
+                    .iter()
+                    .position(|&byte| byte == 0)
+                    .unwrap_or(bytes.len());
                 return Ok(self.constant(length as u64 + 1, size_t, span));
             }
         }
