@@ -338,6 +338,11 @@ impl Analyzer<'_> {
                     ));
                 }
                 if let Some(constant) = constants::constant_value(&value) {
+                    // dt_node_op1() folds `!` of an integer constant in place, keeping
+                    // the constant's type: sizeof (!0ul) is 8.
+                    if self.types.is_integer(value.ty) {
+                        return Ok(self.constant(u64::from(constant == 0), value.ty, span));
+                    }
                     return Ok(self.int_constant(i64::from(constant == 0), span));
                 }
                 let int = self.types.well_known().int;
