@@ -1,6 +1,7 @@
 //! Live tests of the pid provider on a `-c` command (as root): the command is held at its
 //! entry point with its executable and libraries mapped, so probes in `a.out`, at
-//! instruction offsets and in the libraries it loads all resolve and fire.
+//! instruction offsets (only at instruction boundaries) and in the libraries it loads
+//! all resolve and fire.
 
 mod common;
 
@@ -139,6 +140,24 @@ fn pid_descriptions_dtrace_refuses_are_compile_errors_with_their_tags() {
         "dtrace: failed to compile script beyond.d: [D_PROC_OFF] line 1: offset 0xffffffff outside of function 'go'\n"
             .replace("beyond.d", &script.display().to_string())
     );
+    let nofunction = DTRACE.run(&[
+        "-xerrtags",
+        "-n",
+        "pid$target:a.out:nosuchfunction:entry { }",
+        "-c",
+        &command,
+    ]);
+    assert_eq!(nofunction.status, Some(1));
+    assert_eq!(
+        nofunction.stderr,
+        "dtrace: invalid probe specifier pid$target:a.out:nosuchfunction:entry { }: [D_PROC_FUNC] failed to lookup 'nosuchfunction' in module 'a.out'\n"
+    );
+    let nosuchprocess = DTRACE.run(&["-xerrtags", "-n", "pid2147483647:a.out:go:entry { }"]);
+    assert_eq!(nosuchprocess.status, Some(1));
+    assert_eq!(
+        nosuchprocess.stderr,
+        "dtrace: invalid probe specifier pid2147483647:a.out:go:entry { }: [D_PROC_GRAB] failed to grab process 2147483647\n"
+    );
     let badname = DTRACE.run(&["-n", "pid$target:a.out:go:beginning { }", "-c", &command]);
     assert_eq!(badname.status, Some(1));
     assert_eq!(
@@ -190,14 +209,149 @@ fn listing_with_a_command_lists_its_pid_probes() {
         .skip(1)
         .map(|line| line.split_whitespace().skip(2).collect())
         .collect();
-    assert_eq!(
-        probes,
-        vec![
-            vec!["pidprog", "go", "entry"],
-            vec!["pidprog", "go", "return"]
-        ],
+    // An empty name is `*`: entry, return, then a probe per instruction of `go`, named
+    // by its hex offset, in order.
+    assert!(probes.len() > 4, "{}", listing.stdout);
+    assert_eq!(probes[0], vec!["pidprog", "go", "entry"]);
+    assert_eq!(probes[1], vec!["pidprog", "go", "return"]);
+    let offsets: Vec<u64> = probes[2..]
+        .iter()
+        .map(|probe| {
+            assert_eq!(probe[..2], ["pidprog", "go"], "{}", listing.stdout);
+            u64::from_str_radix(probe[2], 16).expect("hex offset")
+        })
+        .collect();
+    assert_eq!(offsets[0], 0);
+    assert!(offsets.windows(2).all(|pair| pair[0] < pair[1]));
+    if let Some(boundaries) = objdump_boundaries(&binary, "go") {
+        assert_eq!(offsets, boundaries, "{}", listing.stdout);
+    }
+}
+
+/// The offsets of the instructions of `function` in `binary` as `objdump -d` shows
+/// them; None (after printing why) when objdump is not installed.
+fn objdump_boundaries(binary: &std::path::Path, function: &str) -> Option<Vec<u64>> {
+    let output = match Command::new("objdump")
+        .arg("-d")
+        .arg("-w")
+        .arg(binary)
+        .output()
+    {
+        Ok(output) if output.status.success() => output,
+        other => {
+            println!("not comparing with objdump: {other:?}");
+            return None;
+        }
+    };
+    let listing = String::from_utf8_lossy(&output.stdout);
+    let header = format!("<{function}>:");
+    let body = listing.split(&header).nth(1)?.split("\n\n").next()?;
+    let addresses: Vec<u64> = body
+        .lines()
+        .filter_map(|line| line.split_once(':'))
+        .filter_map(|(address, _)| u64::from_str_radix(address.trim(), 16).ok())
+        .collect();
+    let start = *addresses.first()?;
+    Some(addresses.iter().map(|address| address - start).collect())
+}
+
+#[test]
+fn instruction_probes_everywhere_in_a_function_leave_the_process_intact() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    let scratch = ScratchDirectory::new("pid-provider-instructions");
+    let Some(binary) = built_program(&scratch) else {
+        return;
+    };
+    let command = binary.display().to_string();
+    // A probe on every instruction of every function of the program: each fires once
+    // per execution, and go still returns 3i + 1, so none was placed inside an
+    // instruction. (Hundreds of uprobes: this also keeps attaching and detaching them
+    // within the deadline.)
+    let everywhere = DTRACE.run(&[
+        "-q",
+        "-n",
+        "pid$target:a.out:: { @[probefunc] = count(); }
+         pid$target:a.out:go:return { printf(\"go %d\\n\", arg1); }",
+        "-c",
+        &command,
+    ]);
+    assert_eq!(everywhere.status, Some(0), "{}", everywhere.stderr);
+    assert!(
+        everywhere.stdout.starts_with("go 1\ngo 4\ngo 7\n\n"),
         "{}",
-        listing.stdout
+        everywhere.stdout
+    );
+    let counts: Vec<(&str, u64)> = everywhere
+        .stdout
+        .lines()
+        .skip(4)
+        .filter(|line| !line.is_empty())
+        .map(|line| {
+            let mut fields = line.split_whitespace();
+            let function = fields.next().expect("function");
+            (
+                function,
+                fields.next().expect("count").parse().expect("count"),
+            )
+        })
+        .collect();
+    for function in ["main", "go", "realgo", "ten"] {
+        assert!(
+            counts
+                .iter()
+                .any(|(name, count)| *name == function && *count > 10),
+            "{function}: {counts:?}"
+        );
+    }
+
+    // A pattern on the name selects the offsets whose hex name it matches.
+    let matched = DTRACE.run(&[
+        "-q",
+        "-n",
+        "pid$target:a.out:go:[0-4] { @[probename] = count(); }",
+        "-c",
+        &command,
+    ]);
+    assert_eq!(matched.status, Some(0), "{}", matched.stderr);
+    let names: Vec<&str> = matched
+        .stdout
+        .lines()
+        .filter_map(|line| line.split_whitespace().next())
+        .collect();
+    assert!(names.contains(&"0"), "{}", matched.stdout);
+    assert!(names
+        .iter()
+        .all(|name| ["0", "1", "2", "3", "4"].contains(name)));
+}
+
+#[test]
+fn an_offset_inside_an_instruction_is_d_proc_align() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    let scratch = ScratchDirectory::new("pid-provider-align");
+    let Some(binary) = built_program(&scratch) else {
+        return;
+    };
+    // go begins with `push %rbp; mov %rsp,%rbp` (or endbr64): offset 2 is inside an
+    // instruction either way.
+    let script = scratch.write("align.d", "pid$target:a.out:go:2\n{\n}\n");
+    let misaligned = DTRACE.run(&[
+        "-xerrtags",
+        "-s",
+        &script.display().to_string(),
+        "-c",
+        &binary.display().to_string(),
+    ]);
+    assert_eq!(misaligned.status, Some(1));
+    assert_eq!(
+        misaligned.stderr,
+        format!(
+            "dtrace: failed to compile script {}: [D_PROC_ALIGN] line 1: offset 0x2 is not aligned on an instruction\n",
+            script.display()
+        )
     );
 }
 
@@ -236,4 +390,99 @@ fn return_probes_fire_in_the_traced_process_only_not_in_its_fork_child() {
     ]);
     assert_eq!(outcome.status, Some(0), "{}", outcome.stderr);
     assert_eq!(outcome.stdout, "1 1\n\n");
+}
+
+#[test]
+fn probes_at_one_instruction_fire_in_the_order_they_were_created() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    let scratch = ScratchDirectory::new("pid-provider-order");
+    let Some(binary) = built_program(&scratch) else {
+        return;
+    };
+    let command = binary.display().to_string();
+    let run = |program: &str| {
+        let outcome = DTRACE.run(&["-q", "-n", program, "-c", &command]);
+        assert_eq!(outcome.status, Some(0), "{}", outcome.stderr);
+        outcome.stdout
+    };
+    // entry and offset 0 share an address: the one described first fires first.
+    assert_eq!(
+        run("pid$target:a.out:go:entry, pid$target:a.out:go:0 { printf(\"%s \", probename); }"),
+        "entry 0 entry 0 entry 0 \n"
+    );
+    assert_eq!(
+        run("pid$target:a.out:go:0, pid$target:a.out:go:entry { printf(\"%s \", probename); }"),
+        "0 entry 0 entry 0 entry \n"
+    );
+    // A whole function: entry, then each instruction in order, then return.
+    let whole = run("pid$target:a.out:realgo: { printf(\"%s \", probename); }");
+    let first_call: Vec<&str> = whole
+        .split_whitespace()
+        .take_while(|name| *name != "return")
+        .collect();
+    assert_eq!(first_call[..2], ["entry", "0"], "{whole}");
+    let offsets: Vec<u64> = first_call[1..]
+        .iter()
+        .map(|name| u64::from_str_radix(name, 16).expect("offset"))
+        .collect();
+    assert!(offsets.windows(2).all(|pair| pair[0] < pair[1]), "{whole}");
+}
+
+#[test]
+fn user_symbol_actions_name_the_probed_instruction() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    let scratch = ScratchDirectory::new("pid-provider-symbols");
+    let Some(binary) = built_program(&scratch) else {
+        return;
+    };
+    // go's second instruction (offset 1 after `push %rbp`, or 4 after an endbr64).
+    let listing = DTRACE.run(&[
+        "-l",
+        "-n",
+        "pid$target:a.out:go:",
+        "-c",
+        &binary.display().to_string(),
+    ]);
+    let second = listing
+        .stdout
+        .lines()
+        .skip(1)
+        .filter_map(|line| line.split_whitespace().nth(4))
+        .find(|name| *name != "entry" && *name != "return" && *name != "0")
+        .expect("a second instruction")
+        .to_string();
+    let program = format!(
+        "pid$target:a.out:go:{second} {{ @f[ufunc(uregs[R_PC])] = count(); @m[umod(uregs[R_PC])] = count(); \
+         @s[usym(uregs[R_PC])] = count(); @a[uaddr(uregs[R_PC])] = count(); printf(\"%A\\n\", uregs[R_PC]); }}"
+    );
+    let outcome = DTRACE.run(&["-q", "-n", &program, "-c", &binary.display().to_string()]);
+    assert_eq!(outcome.status, Some(0), "{}", outcome.stderr);
+    let at = format!("pidprog`go+0x{second}");
+    let lines: Vec<&str> = outcome.stdout.lines().collect();
+    assert_eq!(
+        lines[..4],
+        [at.as_str(), at.as_str(), at.as_str(), ""],
+        "{}",
+        outcome.stdout
+    );
+    // The aggregations in the order their first entries were made, one entry each.
+    let entries: Vec<Vec<&str>> = lines[4..]
+        .iter()
+        .map(|line| line.split_whitespace().collect())
+        .collect();
+    assert_eq!(
+        entries,
+        [
+            vec!["pidprog`go", "3"],
+            vec!["pidprog", "3"],
+            vec!["pidprog`go", "3"],
+            vec![at.as_str(), "3"]
+        ],
+        "{}",
+        outcome.stdout
+    );
 }

@@ -38,6 +38,8 @@ pub struct LoadSegment {
     pub address: u64,
     pub memory_size: u64,
     pub file_offset: u64,
+    /// How many of the segment's bytes the file holds (the rest, `.bss`, is zeroed).
+    pub file_size: u64,
 }
 
 /// One `.note.stapsdt` probe site, with its address adjusted for prelinking.
@@ -92,6 +94,7 @@ impl ElfObject {
                 address: segment.p_vaddr(endian),
                 memory_size: segment.p_memsz(endian),
                 file_offset: segment.p_offset(endian),
+                file_size: segment.p_filesz(endian),
             })
             .collect();
         let sections = header.sections(endian, data).map_err(malformed)?;
@@ -113,6 +116,35 @@ impl ElfObject {
                 address >= segment.address && address - segment.address < segment.memory_size
             })
             .map(|segment| segment.file_offset + (address - segment.address))
+    }
+
+    /// The `size` bytes at virtual address `address` as the file holds them (what a
+    /// function's code is before the process runs), read from the object's path.
+    /// Bytes the file does not hold are an error.
+    pub fn read_bytes(&self, address: u64, size: u64) -> Result<Vec<u8>, ProviderError> {
+        use std::os::unix::fs::FileExt;
+        let file_offset = self
+            .load_segments
+            .iter()
+            .find(|segment| {
+                address >= segment.address
+                    && address - segment.address < segment.file_size
+                    && segment.file_size - (address - segment.address) >= size
+            })
+            .map(|segment| segment.file_offset + (address - segment.address))
+            .ok_or_else(|| {
+                ProviderError::malformed(
+                    &self.path,
+                    format!("no file bytes for {size} bytes at {address:#x}"),
+                )
+            })?;
+        let length = usize::try_from(size)
+            .map_err(|_| ProviderError::malformed(&self.path, "size too large"))?;
+        let mut bytes = vec![0; length];
+        File::open(&self.path)
+            .and_then(|file| file.read_exact_at(&mut bytes, file_offset))
+            .map_err(|error| ProviderError::io(&self.path, &error))?;
+        Ok(bytes)
     }
 
     /// The function whose range `[address, address + size)` holds `address`; of

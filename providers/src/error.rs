@@ -9,6 +9,13 @@ use std::path::{Path, PathBuf};
 pub enum UserProbeErrorTag {
     /// D_PROC_OFF: an instruction offset beyond the end of the function.
     Offset,
+    /// D_PROC_ALIGN: an instruction offset inside an instruction rather than at its start.
+    Align,
+    /// D_PROC_CREATEFAIL: the probe could not be made (its function's code could not be
+    /// read to find the instruction boundaries).
+    CreateFail,
+    /// D_PROC_FUNC: an exactly named module that has no function of the exact name.
+    Function,
     /// D_PROC_NAME: a pid probe name that is neither entry, return nor a hex offset.
     Name,
     /// D_PROC_BADPID: a provider field whose pid is not a valid process id.
@@ -22,6 +29,9 @@ impl UserProbeErrorTag {
     pub fn tag_name(self) -> &'static str {
         match self {
             UserProbeErrorTag::Offset => "D_PROC_OFF",
+            UserProbeErrorTag::Align => "D_PROC_ALIGN",
+            UserProbeErrorTag::Function => "D_PROC_FUNC",
+            UserProbeErrorTag::CreateFail => "D_PROC_CREATEFAIL",
             UserProbeErrorTag::Name => "D_PROC_NAME",
             UserProbeErrorTag::BadPid => "D_PROC_BADPID",
             UserProbeErrorTag::Grab => "D_PROC_GRAB",

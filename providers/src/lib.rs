@@ -20,5 +20,7 @@ pub mod syscall_provider;
 pub mod syscall_table;
 pub mod tracefs;
 pub mod tracepoint_arguments;
+pub mod uprobe_instructions;
 pub mod usdt_provider;
 pub mod user_objects;
+pub mod x86_length;

@@ -3,10 +3,14 @@
 //! mapped ELF objects.
 //!
 //! Only descriptions naming a process (`pid1234`, or `p*d1234`) create probes; `pid*`
-//! does not list every process. Globbed probe names match `entry` and `return` only; an instruction
-//! offset probe exists when a description names the hex offset exactly. Offsets are
-//! checked against the function's size (D_PROC_OFF) but not against instruction
-//! boundaries, which would need a disassembler.
+//! does not list every process. A globbed (or empty) probe name makes the entry and
+//! return probes it matches and one probe per instruction whose hex offset it matches.
+//! A named offset must lie inside the function (D_PROC_OFF) and at the start of an
+//! instruction (D_PROC_ALIGN): the boundaries come from decoding the function's bytes
+//! in the ELF file (`x86_length`), so a uprobe never lands inside an instruction.
+//! Instructions the kernel's uprobes refuse (`uprobe_instructions`) are left out of
+//! globbed names and are D_PROC_CREATEFAIL when named. A module named exactly that has
+//! no function of the exact name given is D_PROC_FUNC, as in DTrace.
 
 use difvm::glob::{field_matches, is_glob_pattern};
 use difvm::object::ProbeDescription;
@@ -16,7 +20,9 @@ use crate::elf_object::{ElfObject, FunctionSymbol};
 use crate::error::{ProviderError, UserProbeErrorTag};
 use crate::process_maps::{mapped_objects, MappedObject};
 use crate::provider::{concrete_description, ProbeEntry, ProbeKind, Provider, UprobeSite};
+use crate::uprobe_instructions::uprobe_refuses;
 use crate::user_objects::{module_matches, parse_pid, split_provider_pid, ElfObjectCache};
+use crate::x86_length::instruction_offsets;
 
 /// The pid provider.
 #[derive(Debug, Default)]
@@ -26,8 +32,14 @@ pub struct PidProvider {
 
 /// What a description's name field asks of each matching function.
 enum PidProbeNames {
-    /// Entry and/or return probes, the ones whose name matches the pattern.
-    Boundaries { entry: bool, is_return: bool },
+    /// A pattern (an empty name is `*`): the entry and return probes and the probe of
+    /// each instruction whose hex offset it matches, as DTrace's
+    /// `dt_pid_create_glob_offset_probes` makes them.
+    Pattern(String),
+    /// The entry probe.
+    Entry,
+    /// The return probe.
+    Return,
     /// The instruction at this offset from the function's start.
     Offset(u64),
 }
@@ -71,25 +83,129 @@ impl PidProvider {
                     },
                 )
             };
-            match *names {
-                PidProbeNames::Boundaries { entry, is_return } => {
-                    if entry {
-                        entries.push(probe("entry", false, 0));
+            // Entry and return probes both place a uprobe on the first instruction;
+            // when the kernel refuses it, only a description naming the probe exactly
+            // is an error.
+            let boundary = |name: &str| -> Result<Option<ProbeEntry>, ProviderError> {
+                if !first_instruction_refused(elf, function) {
+                    return Ok(Some(probe(name, name == "return", 0)));
+                }
+                if function_is_glob || matches!(names, PidProbeNames::Pattern(_)) {
+                    return Ok(None);
+                }
+                Err(refused_error(
+                    format!("failed to create {name} probe for '{}'", function.name),
+                    0,
+                ))
+            };
+            match names {
+                PidProbeNames::Entry => entries.extend(boundary("entry")?),
+                PidProbeNames::Return => entries.extend(boundary("return")?),
+                PidProbeNames::Pattern(pattern) => {
+                    for name in ["entry", "return"] {
+                        if field_matches(pattern, name) {
+                            entries.extend(boundary(name)?);
+                        }
                     }
-                    if is_return {
-                        entries.push(probe("return", true, 0));
+                    if may_match_hex(pattern) {
+                        for offset in probeable_offsets(elf, function) {
+                            let name = format!("{offset:x}");
+                            if field_matches(pattern, &name) {
+                                entries.push(probe(&name, false, offset));
+                            }
+                        }
                     }
                 }
                 PidProbeNames::Offset(offset) => {
-                    if offset < function.size {
-                        entries.push(probe(&format!("{offset:x}"), false, offset));
-                    } else if !function_is_glob {
+                    let offset = *offset;
+                    if offset >= function.size {
+                        if function_is_glob {
+                            continue;
+                        }
                         return Err(offset_error(offset, function));
                     }
+                    let code = match elf.read_bytes(function.address, function.size) {
+                        Ok(code) => code,
+                        Err(_) if function_is_glob => continue,
+                        Err(error) => {
+                            return Err(ProviderError::UserProbe {
+                                tag: UserProbeErrorTag::CreateFail,
+                                message: format!(
+                                    "failed to create probe at '{}+0x{offset:x}': {error}",
+                                    function.name
+                                ),
+                            })
+                        }
+                    };
+                    // As DTrace, a function that does not decode to its end gets no
+                    // offset probe (the description may then match nothing), and an
+                    // offset inside an instruction is D_PROC_ALIGN: a uprobe there
+                    // would overwrite part of an instruction and corrupt the process.
+                    let Some(offsets) = instruction_offsets(&code) else {
+                        continue;
+                    };
+                    if offsets.binary_search(&offset).is_err() {
+                        if function_is_glob {
+                            continue;
+                        }
+                        return Err(ProviderError::UserProbe {
+                            tag: UserProbeErrorTag::Align,
+                            message: format!(
+                                "offset 0x{offset:x} is not aligned on an instruction"
+                            ),
+                        });
+                    }
+                    if uprobe_refuses(&code[offset as usize..]) {
+                        if function_is_glob {
+                            continue;
+                        }
+                        return Err(refused_error(
+                            format!("failed to create probe at '{}+0x{offset:x}'", function.name),
+                            offset,
+                        ));
+                    }
+                    entries.push(probe(&format!("{offset:x}"), false, offset));
                 }
             }
         }
         Ok(())
+    }
+}
+
+/// Whether the kernel would refuse a uprobe on `function`'s first instruction (a
+/// function whose first bytes cannot be read is given the benefit of the doubt: the
+/// enabling reports the kernel's own error).
+fn first_instruction_refused(elf: &ElfObject, function: &FunctionSymbol) -> bool {
+    const LONGEST_INSTRUCTION: u64 = 15;
+    elf.read_bytes(function.address, function.size.min(LONGEST_INSTRUCTION))
+        .is_ok_and(|code| uprobe_refuses(&code))
+}
+
+/// The offsets of `function`'s instructions the kernel can place a uprobe on. A
+/// function whose code cannot be read or decoded has none, as DTrace gives no offset
+/// probes to a function it suspects of holding a jump table.
+fn probeable_offsets(elf: &ElfObject, function: &FunctionSymbol) -> Vec<u64> {
+    let Ok(code) = elf.read_bytes(function.address, function.size) else {
+        return Vec::new();
+    };
+    let Some(offsets) = instruction_offsets(&code) else {
+        return Vec::new();
+    };
+    offsets
+        .into_iter()
+        .filter(|&offset| !uprobe_refuses(&code[offset as usize..]))
+        .collect()
+}
+
+/// The D_PROC_CREATEFAIL error for a probe at an instruction the kernel's uprobes
+/// refuse (a `lock`-prefixed instruction, `hlt`, port I/O, …); `what` is DTrace's
+/// "failed to create … probe …" beginning.
+fn refused_error(what: String, offset: u64) -> ProviderError {
+    ProviderError::UserProbe {
+        tag: UserProbeErrorTag::CreateFail,
+        message: format!(
+            "{what}: the kernel cannot place a uprobe on the instruction at offset 0x{offset:x}"
+        ),
     }
 }
 
@@ -142,41 +258,82 @@ fn offset_error(offset: u64, function: &FunctionSymbol) -> ProviderError {
     }
 }
 
-/// Interprets the name field: empty or a glob selects entry/return; `entry`,
-/// `return` or a hex offset (with or without `0x`) select one probe; anything else is
-/// D_PROC_NAME.
+/// Whether some lowercase hex number could match `pattern`: false when a character
+/// outside brackets is neither a hex digit nor a glob metacharacter, so that names such
+/// as `ent*` do not make the provider decode every function.
+fn may_match_hex(pattern: &str) -> bool {
+    let mut in_brackets = false;
+    let mut escaped = false;
+    for character in pattern.chars() {
+        match character {
+            _ if escaped => {
+                if !in_brackets && !matches!(character, '0'..='9' | 'a'..='f') {
+                    return false;
+                }
+                escaped = false;
+            }
+            '\\' => escaped = true,
+            '[' if !in_brackets => in_brackets = true,
+            ']' if in_brackets => in_brackets = false,
+            _ if in_brackets => {}
+            '*' | '?' | '0'..='9' | 'a'..='f' => {}
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// Interprets the name field: empty or a glob is a pattern; `entry`, `return` or a hex
+/// offset (with or without `0x`) select one probe; anything else is D_PROC_NAME.
 fn parse_pid_probe_names(name: &str) -> Result<PidProbeNames, ProviderError> {
-    if name.is_empty() || is_glob_pattern(name) {
-        return Ok(PidProbeNames::Boundaries {
-            entry: field_matches(name, "entry"),
-            is_return: field_matches(name, "return"),
-        });
+    if name.is_empty() {
+        return Ok(PidProbeNames::Pattern("*".to_string()));
+    }
+    if is_glob_pattern(name) {
+        return Ok(PidProbeNames::Pattern(name.to_string()));
     }
     match name {
-        "entry" => {
-            return Ok(PidProbeNames::Boundaries {
-                entry: true,
-                is_return: false,
-            })
-        }
-        "return" => {
-            return Ok(PidProbeNames::Boundaries {
-                entry: false,
-                is_return: true,
-            })
-        }
+        "entry" => return Ok(PidProbeNames::Entry),
+        "return" => return Ok(PidProbeNames::Return),
         _ => {}
     }
-    let digits = name
-        .strip_prefix("0x")
-        .or_else(|| name.strip_prefix("0X"))
-        .unwrap_or(name);
-    u64::from_str_radix(digits, 16)
+    hex_offset(name)
         .map(PidProbeNames::Offset)
-        .map_err(|_| ProviderError::UserProbe {
+        .ok_or_else(|| ProviderError::UserProbe {
             tag: UserProbeErrorTag::Name,
             message: format!("'{name}' is an invalid probe name"),
         })
+}
+
+/// Reads a probe name as DTrace does with `strtoull(name, &end, 16)` and a check that
+/// the whole name was read: leading white space, an optional sign (a negative offset
+/// wraps around, so it is then beyond any function), an optional `0x`, and hex digits,
+/// saturating at the largest offset. None when something else is left over.
+fn hex_offset(name: &str) -> Option<u64> {
+    let text = name.trim_start_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c']);
+    let (negative, text) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let has_hex_after_prefix = |rest: &str| rest.starts_with(|c: char| c.is_ascii_hexdigit());
+    let digits = match text.get(..2) {
+        Some("0x" | "0X") if has_hex_after_prefix(&text[2..]) => &text[2..],
+        _ => text,
+    };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_hexdigit()) {
+        return None;
+    }
+    let value = digits.chars().try_fold(0u64, |value, digit| {
+        value
+            .checked_mul(16)?
+            .checked_add(u64::from(digit.to_digit(16)?))
+    });
+    Some(match value {
+        None => u64::MAX,
+        Some(value) if negative => value.wrapping_neg(),
+        Some(value) => value,
+    })
 }
 
 impl Provider for PidProvider {
@@ -197,8 +354,12 @@ impl Provider for PidProvider {
             return Ok(Vec::new());
         };
         let pid = parse_pid(&description.provider, digits)?;
-        let names = parse_pid_probe_names(&description.name)?;
+        // As in DTrace, the name is checked once a function is found: a description
+        // naming no function matches nothing whatever its name.
+        let names = parse_pid_probe_names(&description.name);
         let mut entries = Vec::new();
+        let mut module_found = false;
+        let mut function_found = false;
         for object in mapped_objects(pid)?
             .iter()
             .filter(|object| module_matches(&description.module, object))
@@ -208,7 +369,27 @@ impl Provider for PidProvider {
             let Ok(elf) = self.objects.get(object) else {
                 continue;
             };
-            self.object_probes(pid, description, &names, object, &elf, &mut entries)?;
+            module_found = true;
+            if functions_described(&elf.functions, &description.function).is_empty() {
+                continue;
+            }
+            function_found = true;
+            let names = names.as_ref().map_err(Clone::clone)?;
+            self.object_probes(pid, description, names, object, &elf, &mut entries)?;
+        }
+        let exact = |field: &str| !field.is_empty() && !is_glob_pattern(field);
+        if module_found
+            && !function_found
+            && exact(&description.module)
+            && exact(&description.function)
+        {
+            return Err(ProviderError::UserProbe {
+                tag: UserProbeErrorTag::Function,
+                message: format!(
+                    "failed to lookup '{}' in module '{}'",
+                    description.function, description.module
+                ),
+            });
         }
         Ok(entries)
     }

@@ -74,9 +74,10 @@ pub struct MappedObject {
 pub fn mapped_objects(pid: u32) -> Result<Vec<MappedObject>, ProviderError> {
     let process_directory = PathBuf::from(format!("/proc/{pid}"));
     let maps_path = process_directory.join("maps");
-    let text = fs::read_to_string(&maps_path).map_err(|error| ProviderError::UserProbe {
+    // DTrace's message names the process only, whatever the reason.
+    let text = fs::read_to_string(&maps_path).map_err(|_| ProviderError::UserProbe {
         tag: UserProbeErrorTag::Grab,
-        message: format!("failed to grab process {pid}: {error}"),
+        message: format!("failed to grab process {pid}"),
     })?;
     let executable = fs::read_link(process_directory.join("exe")).ok();
     Ok(objects_from_maps(

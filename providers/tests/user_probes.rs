@@ -12,6 +12,7 @@ use providers::pid_provider::PidProvider;
 use providers::process_maps::{objects_from_maps, parse_maps, MappedObject};
 use providers::provider::{ProbeEntry, ProbeKind, Provider, UprobeSite};
 use providers::user_objects::{module_matches, parse_pid, split_provider_pid};
+use providers::x86_length::instruction_offsets;
 
 /// A function of this test binary with a known name and some body, for the pid
 /// provider to find in `.symtab`.
@@ -224,28 +225,37 @@ fn pid_provider_on_this_process() {
         .to_string_lossy()
         .into_owned();
 
-    let entries = own_probes("pid$pid::providers_test_marker_function:").expect("probes");
-    let shown: Vec<String> = entries
-        .iter()
-        .map(|entry| entry.description.to_string())
-        .collect();
-    assert_eq!(
-        shown,
-        [
-            format!("pid{pid}:{module}:providers_test_marker_function:entry"),
-            format!("pid{pid}:{module}:providers_test_marker_function:return"),
-        ]
-    );
-    let (entry_site, entry_is_return) = only_site(&entries[0]);
-    let (return_site, return_is_return) = only_site(&entries[1]);
-    assert!(!entry_is_return && return_is_return);
-    assert_eq!(entry_site.file_offset, return_site.file_offset);
     let elf = ElfObject::open(&executable).expect("ELF");
     let marker = elf
         .functions
         .iter()
         .find(|function| function.name == "providers_test_marker_function")
         .expect("marker");
+    let code = elf
+        .read_bytes(marker.address, marker.size)
+        .expect("marker code");
+    let boundaries = instruction_offsets(&code).expect("the marker decodes");
+    assert!(boundaries.len() > 1, "{code:02x?}");
+
+    // An empty name is `*`: entry, return and a probe per instruction, named by its
+    // hex offset.
+    let entries = own_probes("pid$pid::providers_test_marker_function:").expect("probes");
+    let shown: Vec<String> = entries
+        .iter()
+        .map(|entry| entry.description.to_string())
+        .collect();
+    let prefix = format!("pid{pid}:{module}:providers_test_marker_function:");
+    let mut expected = vec![format!("{prefix}entry"), format!("{prefix}return")];
+    expected.extend(
+        boundaries
+            .iter()
+            .map(|offset| format!("{prefix}{offset:x}")),
+    );
+    assert_eq!(shown, expected);
+    let (entry_site, entry_is_return) = only_site(&entries[0]);
+    let (return_site, return_is_return) = only_site(&entries[1]);
+    assert!(!entry_is_return && return_is_return);
+    assert_eq!(entry_site.file_offset, return_site.file_offset);
     assert_eq!(
         Some(entry_site.file_offset),
         elf.file_offset(marker.address)
@@ -254,18 +264,45 @@ fn pid_provider_on_this_process() {
         std::fs::canonicalize(&entry_site.path).ok(),
         std::fs::canonicalize(&executable).ok()
     );
+    for (entry, offset) in entries[2..].iter().zip(&boundaries) {
+        let (site, is_return) = only_site(entry);
+        assert!(!is_return);
+        assert_eq!(site.file_offset, entry_site.file_offset + offset);
+    }
+
+    // A glob name matches hex offsets as well as entry and return; `e*` takes entry and
+    // the offsets starting with e.
+    let globbed = own_probes("pid$pid::providers_test_marker_function:e*").expect("glob");
+    let mut expected = vec!["entry".to_string()];
+    expected.extend(
+        boundaries
+            .iter()
+            .map(|offset| format!("{offset:x}"))
+            .filter(|name| name.starts_with('e')),
+    );
+    let names: Vec<&str> = globbed
+        .iter()
+        .map(|entry| entry.description.name.as_str())
+        .collect();
+    assert_eq!(names, expected);
 
     // The executable is also module a.out; an instruction offset is a probe of its own.
-    let offset =
-        own_probes("pid$pid:a.out:providers_test_marker_function:1").expect("offset probe");
+    let second = boundaries[1];
+    let offset = own_probes(&format!(
+        "pid$pid:a.out:providers_test_marker_function:{second:x}"
+    ))
+    .expect("offset probe");
     assert_eq!(offset.len(), 1);
-    assert_eq!(offset[0].description.name, "1");
+    assert_eq!(offset[0].description.name, format!("{second:x}"));
     assert_eq!(
         only_site(&offset[0]).0.file_offset,
-        entry_site.file_offset + 1
+        entry_site.file_offset + second
     );
-    let hex = own_probes("pid$pid:a.out:providers_test_marker_function:0x2").expect("offset probe");
-    assert_eq!(hex[0].description.name, "2");
+    let hex = own_probes(&format!(
+        "pid$pid:a.out:providers_test_marker_function:0x{second:x}"
+    ))
+    .expect("offset probe");
+    assert_eq!(hex[0].description.name, format!("{second:x}"));
 
     // libc is mapped into every Rust test process.
     let malloc = own_probes("pid$pid:libc.so.6:malloc:entry").expect("malloc");
@@ -277,7 +314,7 @@ fn pid_provider_on_this_process() {
             .len(),
         1
     );
-    assert!(own_probes("pid$pid::mall?c:e*")
+    assert!(own_probes("pid$pid::mall?c:en*")
         .expect("glob")
         .iter()
         .all(|entry| entry.description.name == "entry"));
@@ -313,6 +350,45 @@ fn pid_provider_errors() {
         UserProbeErrorTag::Offset,
         &format!("offset 0x{size:x} outside of function 'providers_test_marker_function'"),
     );
+    // An offset inside an instruction is refused: a uprobe there would corrupt it.
+    let misaligned = {
+        let elf = ElfObject::open(&std::env::current_exe().expect("exe")).expect("ELF");
+        let marker = elf
+            .functions
+            .iter()
+            .find(|function| function.name == "providers_test_marker_function")
+            .expect("marker");
+        let code = elf.read_bytes(marker.address, marker.size).expect("code");
+        let boundaries = instruction_offsets(&code).expect("decodes");
+        (0..marker.size)
+            .find(|offset| !boundaries.contains(offset))
+            .expect("an instruction longer than a byte")
+    };
+    check(
+        &format!("pid$pid::providers_test_marker_function:{misaligned:x}"),
+        UserProbeErrorTag::Align,
+        &format!("offset 0x{misaligned:x} is not aligned on an instruction"),
+    );
+    // A globbed function skips the functions where the offset is not a boundary.
+    assert!(own_probes(&format!(
+        "pid$pid::providers_test_marker_functio?:{misaligned:x}"
+    ))
+    .expect("glob")
+    .is_empty());
+    // Offsets are read as strtoull reads them: a negative one wraps around, a too
+    // large one saturates; both are beyond the function.
+    for name in ["-1", "fffffffffffffffff", "0xffffffffffffffff"] {
+        check(
+            &format!("pid$pid::providers_test_marker_function:{name}"),
+            UserProbeErrorTag::Offset,
+            "offset 0xffffffffffffffff outside of function 'providers_test_marker_function'",
+        );
+    }
+    check(
+        "pid$pid::providers_test_marker_function:0x",
+        UserProbeErrorTag::Name,
+        "'0x' is an invalid probe name",
+    );
     check(
         "pid$pid::providers_test_marker_function:bogus",
         UserProbeErrorTag::Name,
@@ -334,12 +410,7 @@ fn pid_provider_errors() {
         .probes(&description("pid2147483647:::entry"))
         .expect_err("no such process");
     assert_eq!(error.tag_name(), Some("D_PROC_GRAB"));
-    assert!(
-        error
-            .to_string()
-            .starts_with("failed to grab process 2147483647"),
-        "{error}"
-    );
+    assert_eq!(error.to_string(), "failed to grab process 2147483647");
     // Other providers' descriptions and pid globs create nothing.
     assert!(PidProvider::new()
         .probes(&description(&format!("python{pid}:::entry")))
@@ -348,5 +419,99 @@ fn pid_provider_errors() {
     assert!(PidProvider::new()
         .probes(&description("pid*:::entry"))
         .expect("glob")
+        .is_empty());
+}
+
+// A function whose first instruction has a `lock` prefix, which the kernel's uprobes
+// refuse, followed by instructions they accept: `lock incl (%rdi)` (3 bytes), `push
+// %rbp`, `pop %rbp`, `ret`.
+std::arch::global_asm!(
+    ".pushsection .text.providers_test_refused_function,\"ax\",@progbits",
+    ".globl providers_test_refused_function",
+    ".type providers_test_refused_function,@function",
+    "providers_test_refused_function:",
+    "lock incl (%rdi)",
+    "push %rbp",
+    "pop %rbp",
+    "ret",
+    ".size providers_test_refused_function, .-providers_test_refused_function",
+    ".popsection",
+    options(att_syntax)
+);
+
+extern "C" {
+    fn providers_test_refused_function();
+}
+
+#[test]
+fn instructions_uprobes_refuse_are_left_out_or_refused_by_name() {
+    // Referenced so that the linker keeps the function.
+    std::hint::black_box(providers_test_refused_function as unsafe extern "C" fn());
+    let names = |text: &str| -> Vec<String> {
+        own_probes(text)
+            .expect(text)
+            .iter()
+            .map(|entry| entry.description.name.clone())
+            .collect()
+    };
+    // Globbed names leave out entry, return and the offset of the refused instruction.
+    assert_eq!(
+        names("pid$pid::providers_test_refused_function:"),
+        ["3", "4", "5"]
+    );
+    assert!(names("pid$pid::providers_test_refused_functio?:entry").is_empty());
+    // Named exactly, they are D_PROC_CREATEFAIL compile errors.
+    for (text, message) in [
+        (
+            "pid$pid::providers_test_refused_function:entry",
+            "failed to create entry probe for 'providers_test_refused_function': the kernel cannot place a uprobe on the instruction at offset 0x0",
+        ),
+        (
+            "pid$pid::providers_test_refused_function:return",
+            "failed to create return probe for 'providers_test_refused_function': the kernel cannot place a uprobe on the instruction at offset 0x0",
+        ),
+        (
+            "pid$pid::providers_test_refused_function:0",
+            "failed to create probe at 'providers_test_refused_function+0x0': the kernel cannot place a uprobe on the instruction at offset 0x0",
+        ),
+    ] {
+        assert_eq!(
+            own_probes(text),
+            Err(ProviderError::UserProbe {
+                tag: UserProbeErrorTag::CreateFail,
+                message: message.to_string()
+            }),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn an_exact_module_without_the_exact_function_is_d_proc_func() {
+    let error =
+        own_probes("pid$pid:a.out:no_such_function_anywhere:entry").expect_err("D_PROC_FUNC");
+    assert_eq!(
+        error,
+        ProviderError::UserProbe {
+            tag: UserProbeErrorTag::Function,
+            message: "failed to lookup 'no_such_function_anywhere' in module 'a.out'".to_string()
+        }
+    );
+    // The function is looked up before the name is checked, as DTrace does.
+    assert_eq!(
+        own_probes("pid$pid:libc.so.6:no_such_function_anywhere:bogus")
+            .expect_err("D_PROC_FUNC")
+            .tag_name(),
+        Some("D_PROC_FUNC")
+    );
+    // A globbed or empty module, or a module the process does not map, matches nothing.
+    assert!(own_probes("pid$pid::no_such_function_anywhere:entry")
+        .expect("no error")
+        .is_empty());
+    assert!(own_probes("pid$pid:libc*:no_such_function_anywhere:entry")
+        .expect("no error")
+        .is_empty());
+    assert!(own_probes("pid$pid:no_such_module:malloc:entry")
+        .expect("no error")
         .is_empty());
 }

@@ -6,6 +6,10 @@ use std::path::PathBuf;
 
 use super::error::RuntimeError;
 use super::markers::{marker_location, Marker};
+use crate::ebpf::insn::Insn;
+use crate::sys::{
+    bpf_link_create_uprobe_multi, bpf_prog_load, AttachType, ProgramLoadRequest, UprobeMultiRequest,
+};
 use crate::sys::{
     bpf_raw_tracepoint_open, online_cpus, perf_event_open_cpu_clock, perf_event_open_kprobe,
     perf_event_open_tracepoint, perf_event_open_uprobe, tracepoint_id, CpuClockRate, KprobeRequest,
@@ -233,4 +237,138 @@ pub fn attach(
         }
     }
     Ok(attachment)
+}
+
+/// Uprobe targets that one uprobe multi-link can attach: the same file, direction and
+/// process, several offsets.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UprobeGroup {
+    pub path: PathBuf,
+    pub offsets: Vec<u64>,
+    /// The USDT semaphores' offsets (0 for none), when some target has one.
+    pub reference_counter_offsets: Option<Vec<u64>>,
+    pub return_probe: bool,
+    pub pid: Option<i32>,
+}
+
+impl UprobeGroup {
+    /// The group of `targets` when they are all uprobes that one link can attach.
+    pub fn of(targets: &[AttachTarget]) -> Option<UprobeGroup> {
+        let mut group: Option<UprobeGroup> = None;
+        let mut counters = Vec::new();
+        for target in targets {
+            let AttachTarget::Uprobe {
+                path,
+                file_offset,
+                return_probe,
+                semaphore_offset,
+                pid,
+            } = target
+            else {
+                return None;
+            };
+            match &mut group {
+                None => {
+                    group = Some(UprobeGroup {
+                        path: path.clone(),
+                        offsets: vec![*file_offset],
+                        reference_counter_offsets: None,
+                        return_probe: *return_probe,
+                        pid: *pid,
+                    })
+                }
+                Some(group) => {
+                    if group.path != *path
+                        || group.return_probe != *return_probe
+                        || group.pid != *pid
+                    {
+                        return None;
+                    }
+                    group.offsets.push(*file_offset);
+                }
+            }
+            counters.push(semaphore_offset.unwrap_or(0));
+        }
+        let mut group = group?;
+        if counters.iter().any(|&counter| counter != 0) {
+            group.reference_counter_offsets = Some(counters);
+        }
+        Some(group)
+    }
+}
+
+/// Whether this kernel attaches uprobe multi-links (Linux 6.6 and later), found once by
+/// attaching an empty program to this process's BEGIN marker that way.
+pub fn uprobe_multi_links_work() -> bool {
+    static WORKS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *WORKS.get_or_init(|| {
+        let instructions = [Insn::mov64_imm(crate::ebpf::insn::Reg::R0, 0), Insn::exit()];
+        let mut request = ProgramLoadRequest::new(ProgramType::Kprobe, &instructions);
+        request.expected_attach_type = Some(AttachType::TraceUprobeMulti);
+        request.name = "dtrace_probe_um";
+        let Ok(program) = bpf_prog_load(&request) else {
+            return false;
+        };
+        let Ok(location) = marker_location(Marker::Begin) else {
+            return false;
+        };
+        // SAFETY: getpid has no preconditions.
+        let pid = unsafe { libc::getpid() };
+        bpf_link_create_uprobe_multi(
+            &program,
+            &UprobeMultiRequest {
+                path: &location.path,
+                offsets: &[location.file_offset],
+                reference_counter_offsets: None,
+                return_probe: false,
+                pid: Some(pid),
+            },
+        )
+        .is_ok()
+    })
+}
+
+/// Attaches `program`, loaded with the `TraceUprobeMulti` attach type, to every uprobe
+/// of `group` through one link.
+pub fn attach_uprobe_group(
+    program: &ProgFd,
+    group: &UprobeGroup,
+) -> Result<Attachment, RuntimeError> {
+    let link = bpf_link_create_uprobe_multi(
+        program,
+        &UprobeMultiRequest {
+            path: &group.path,
+            offsets: &group.offsets,
+            reference_counter_offsets: group.reference_counter_offsets.as_deref(),
+            return_probe: group.return_probe,
+            pid: group.pid,
+        },
+    )?;
+    let mut attachment = Attachment::empty();
+    attachment.links.push(link);
+    Ok(attachment)
+}
+
+/// Drops `attachments`, on several threads when there are many. Closing a uprobe
+/// multi-link waits for the kernel's grace periods, and waits that overlap share them:
+/// the probes of every instruction of a few functions, or a library's entry probes,
+/// detach in a fraction of the time one after another would take.
+pub fn detach_all(attachments: Vec<Attachment>) {
+    /// Threads closing at once; more would only add threads waiting for the same
+    /// grace periods.
+    const THREADS: usize = 32;
+    if attachments.len() < 2 {
+        return;
+    }
+    let per_thread = attachments.len().div_ceil(THREADS);
+    let mut remaining = attachments;
+    std::thread::scope(|scope| {
+        while !remaining.is_empty() {
+            let rest = remaining.split_off(remaining.len().min(per_thread));
+            let chunk = std::mem::replace(&mut remaining, rest);
+            // When a thread cannot be started, its closure, and so the chunk, is
+            // dropped (closed) here instead.
+            let _ = std::thread::Builder::new().spawn_scoped(scope, move || drop(chunk));
+        }
+    });
 }

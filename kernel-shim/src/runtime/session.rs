@@ -42,7 +42,10 @@ use super::aggregation_snapshot::{AggregationBaseline, EntryWords};
 use super::artificial_frames::{
     artificial_frames, machinery_functions, MachineryText, KALLSYMS_PATH,
 };
-use super::attach::{attach, AttachTarget, Attachment};
+use super::attach::{
+    attach, attach_uprobe_group, detach_all, uprobe_multi_links_work, AttachTarget, Attachment,
+    UprobeGroup,
+};
 use super::buffer_size::{bytes_of_records_held, record_ring_size, LoweredSize, SizeOption};
 use super::error::RuntimeError;
 use super::markers::{session_filter_prologue, Marker};
@@ -61,7 +64,7 @@ use crate::map_layout::{
 };
 use crate::sys::{
     bpf_map_create, bpf_prog_load, bpf_raw_tracepoint_open, per_cpu_value_stride,
-    physical_package_id, possible_cpu_count, possible_cpus, LinkFd, MapFd, ProgFd,
+    physical_package_id, possible_cpu_count, possible_cpus, AttachType, LinkFd, MapFd, ProgFd,
     ProgramLoadRequest, ProgramType, SysError, BPF_ANY, BPF_LOG_LEVEL1,
 };
 use crate::translate::{
@@ -86,6 +89,9 @@ struct LoadedProbe {
     plan: ProbePlan,
     program: ProgFd,
     attachment: Option<Attachment>,
+    /// The probe's uprobes, when its program was loaded to attach them all through one
+    /// multi-link.
+    uprobe_group: Option<UprobeGroup>,
 }
 
 /// The maps of a session, by role.
@@ -239,8 +245,18 @@ impl RuntimeSession {
             } else {
                 0
             };
+            // Uprobes are attached through one multi-link per probe where the kernel
+            // has them: closing perf-event uprobes is serialized in the kernel and takes
+            // a tenth of a second each, too slow for a probe on every instruction.
+            let uprobe_group = match &plan.instrumentation {
+                ProbeInstrumentation::Targets { targets, .. } => {
+                    UprobeGroup::of(targets).filter(|_| uprobe_multi_links_work())
+                }
+                _ => None,
+            };
+            let attach_type = uprobe_group.as_ref().map(|_| AttachType::TraceUprobeMulti);
             let loaded = translated
-                .load(context.program_type(), &name, log_level)
+                .load_for_attach_type(context.program_type(), attach_type, &name, log_level)
                 .map_err(|error| RuntimeError::rejected(plan.name.clone(), error))?;
             if options.keep_verifier_logs {
                 verifier_logs.push((plan.name.clone(), loaded.verifier_log().to_string()));
@@ -249,6 +265,7 @@ impl RuntimeSession {
                 plan: (*plan).clone(),
                 program: loaded,
                 attachment: None,
+                uprobe_group,
             });
         }
         let vtimestamp_tracker = if layout.tracks_vtimestamps {
@@ -331,7 +348,25 @@ impl RuntimeSession {
             }
         }
         Marker::Begin.fire(self.cookie);
+        // The kernel runs the uprobes placed on one instruction newest first, so they
+        // are attached in reverse: probes at one address (a function's entry and its
+        // offset 0) fire in the order they were created, as DTrace for Linux runs the
+        // probes it lays over one uprobe.
+        for probe in self.probes.iter_mut().rev() {
+            if let Some(group) = &probe.uprobe_group {
+                probe.attachment =
+                    Some(attach_uprobe_group(&probe.program, group).map_err(|error| {
+                        RuntimeError::invalid(
+                            format!("enabling {}", probe.plan.name),
+                            error.to_string(),
+                        )
+                    })?);
+            }
+        }
         for probe in &mut self.probes {
+            if probe.uprobe_group.is_some() {
+                continue;
+            }
             match &probe.plan.instrumentation {
                 ProbeInstrumentation::Marker(_) => {}
                 ProbeInstrumentation::Targets { targets, .. } => {
@@ -385,11 +420,13 @@ impl RuntimeSession {
         self.stopped = true;
         self.dispatcher_links.clear();
         self.dispatchers.clear();
-        for probe in &mut self.probes {
-            if probe.plan.instrumentation != ProbeInstrumentation::Marker(Marker::End) {
-                probe.attachment = None;
-            }
-        }
+        let attachments = self
+            .probes
+            .iter_mut()
+            .filter(|probe| probe.plan.instrumentation != ProbeInstrumentation::Marker(Marker::End))
+            .filter_map(|probe| probe.attachment.take())
+            .collect();
+        detach_all(attachments);
         let mut records = self.read_records();
         if self.buffers.policy() == BufferPolicy::Ring {
             self.trim_to_buffer_size(&mut records, &[]);

@@ -202,6 +202,27 @@ pub struct LinkCreateAttr {
     pub bpf_cookie: u64,
 }
 
+/// `BPF_LINK_CREATE` for `BPF_TRACE_UPROBE_MULTI`: the common head, then the
+/// union's `uprobe_multi` member (user pointers to the path and to `cnt` offsets,
+/// reference-counter offsets and cookies).
+#[repr(C)]
+#[derive(Default)]
+pub struct UprobeMultiLinkCreateAttr {
+    pub prog_fd: u32,
+    pub target_fd: u32,
+    pub attach_type: u32,
+    pub flags: u32,
+    pub path: u64,
+    pub offsets: u64,
+    pub ref_ctr_offsets: u64,
+    pub cookies: u64,
+    pub cnt: u32,
+    /// `BPF_F_UPROBE_MULTI_RETURN` (1) for uretprobes.
+    pub multi_flags: u32,
+    pub pid: u32,
+    pub pad: u32,
+}
+
 #[repr(C)]
 #[derive(Default)]
 pub struct EnableStatsAttr {
@@ -359,6 +380,9 @@ mod tests {
         assert_eq!(offset_of!(TestRunAttr, cpu), 68);
         assert_eq!(size_of::<RawTracepointOpenAttr>(), 24);
         assert_eq!(offset_of!(LinkCreateAttr, bpf_cookie), 16);
+        assert_eq!(offset_of!(UprobeMultiLinkCreateAttr, path), 16);
+        assert_eq!(offset_of!(UprobeMultiLinkCreateAttr, cnt), 48);
+        assert_eq!(offset_of!(UprobeMultiLinkCreateAttr, pid), 56);
         assert_eq!(offset_of!(ProgInfoRaw, name), 64);
         assert_eq!(offset_of!(ProgInfoRaw, btf_id), 128);
         assert_eq!(offset_of!(ProgInfoRaw, run_time_ns), 192);

@@ -5,7 +5,10 @@
 use std::ffi::CString;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 
-use super::abi::{LinkCreateAttr, RawTracepointOpenAttr, BPF_LINK_CREATE, BPF_RAW_TRACEPOINT_OPEN};
+use super::abi::{
+    LinkCreateAttr, RawTracepointOpenAttr, UprobeMultiLinkCreateAttr, BPF_LINK_CREATE,
+    BPF_RAW_TRACEPOINT_OPEN,
+};
 use super::error::SysError;
 use super::program::{AttachType, ProgFd};
 use super::syscall::bpf_fd;
@@ -51,6 +54,64 @@ pub fn bpf_link_create_perf_event(
         AttachType::PerfEvent,
         cookie,
     )
+}
+
+/// What a `BPF_TRACE_UPROBE_MULTI` link attaches: uprobes (or uretprobes) at `offsets`
+/// of the file `path`, with `reference_counter_offsets` (USDT semaphores, 0 for none)
+/// when given, for process `pid` only or for every process.
+#[derive(Debug)]
+pub struct UprobeMultiRequest<'a> {
+    pub path: &'a std::path::Path,
+    pub offsets: &'a [u64],
+    pub reference_counter_offsets: Option<&'a [u64]>,
+    pub return_probe: bool,
+    pub pid: Option<i32>,
+}
+
+/// Attaches `program` (loaded with the `TraceUprobeMulti` attach type) to every uprobe
+/// of `request` through one link. Closing such a link waits for the kernel's grace
+/// periods once for all its uprobes, and without the trace-event lock that serializes
+/// closing perf-event uprobes, so many of them detach quickly.
+pub fn bpf_link_create_uprobe_multi(
+    program: &ProgFd,
+    request: &UprobeMultiRequest<'_>,
+) -> Result<LinkFd, SysError> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = CString::new(request.path.as_os_str().as_bytes())
+        .map_err(|_| SysError::invalid("attaching uprobes", "the path contains a NUL byte"))?;
+    if let Some(counters) = request.reference_counter_offsets {
+        if counters.len() != request.offsets.len() {
+            return Err(SysError::invalid(
+                "attaching uprobes",
+                "one reference counter offset per uprobe offset is needed",
+            ));
+        }
+    }
+    let mut attr = UprobeMultiLinkCreateAttr {
+        prog_fd: program.raw_fd() as u32,
+        attach_type: AttachType::TraceUprobeMulti.number(),
+        path: path.as_ptr() as u64,
+        offsets: request.offsets.as_ptr() as u64,
+        ref_ctr_offsets: request
+            .reference_counter_offsets
+            .map_or(0, |counters| counters.as_ptr() as u64),
+        cnt: request.offsets.len() as u32,
+        multi_flags: u32::from(request.return_probe),
+        pid: request.pid.map_or(0, |pid| pid as u32),
+        ..UprobeMultiLinkCreateAttr::default()
+    };
+    // SAFETY: the pointers are to `path`, `request.offsets` and the counters, which
+    // outlive the call, and `cnt` is the length of both arrays.
+    let fd = unsafe {
+        bpf_fd(BPF_LINK_CREATE, &mut attr, || {
+            format!(
+                "attaching {} uprobes of {} as one link",
+                request.offsets.len(),
+                request.path.display()
+            )
+        })?
+    };
+    Ok(LinkFd { fd })
 }
 
 fn link_create(

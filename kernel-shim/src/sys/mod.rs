@@ -23,7 +23,10 @@ pub use cpus::{
     numa_node, online_cpus, parse_cpu_list, physical_package_id, possible_cpu_count, possible_cpus,
 };
 pub use error::{errno_description, SysError};
-pub use link::{bpf_link_create, bpf_link_create_perf_event, bpf_raw_tracepoint_open, LinkFd};
+pub use link::{
+    bpf_link_create, bpf_link_create_perf_event, bpf_link_create_uprobe_multi,
+    bpf_raw_tracepoint_open, LinkFd, UprobeMultiRequest,
+};
 pub use map::{
     bpf_map_create, per_cpu_value_stride, MapDefinition, MapElement, MapFd, MapInfo, MapType,
 };

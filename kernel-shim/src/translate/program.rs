@@ -11,7 +11,7 @@ use crate::btf::{
 use crate::ebpf::opcode::{class, operation, BPF_CALL, BPF_JMP, BPF_PSEUDO_CALL, BPF_PSEUDO_FUNC};
 use crate::ebpf::Insn;
 use crate::sys::btf_load::bpf_btf_load;
-use crate::sys::{bpf_prog_load, LoadError, ProgFd, ProgramLoadRequest, ProgramType};
+use crate::sys::{bpf_prog_load, AttachType, LoadError, ProgFd, ProgramLoadRequest, ProgramType};
 
 /// What a function of the program is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -142,7 +142,20 @@ impl TranslatedProgram {
         name: &str,
         log_level: u32,
     ) -> Result<ProgFd, LoadError> {
+        self.load_for_attach_type(program_type, None, name, log_level)
+    }
+
+    /// As [`load`](Self::load), declaring the attach type the program will be attached
+    /// with when the kernel needs it at load time (uprobe multi-links).
+    pub fn load_for_attach_type(
+        &self,
+        program_type: ProgramType,
+        expected_attach_type: Option<AttachType>,
+        name: &str,
+        log_level: u32,
+    ) -> Result<ProgFd, LoadError> {
         let mut request = ProgramLoadRequest::new(program_type, &self.instructions);
+        request.expected_attach_type = expected_attach_type;
         request.name = name;
         request.log_level = log_level;
         if !self.needs_function_info() {
