@@ -85,6 +85,10 @@ pub type Span = Range<usize>;
 pub enum Region {
     /// Outside clause bodies (declarations, probe descriptions), or unknown.
     Program,
+    /// Found while DTrace parses the program, before it checks any clause (its
+    /// lexer, its grammar and the constant folding done as nodes are built): such an
+    /// error has no region even inside a clause.
+    Parsing,
     Predicate,
     ActionList,
 }

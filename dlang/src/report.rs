@@ -54,7 +54,7 @@ pub fn compile_error_text(
         ProgramSource::CommandLine { .. } => match diagnostic.region {
             Region::Predicate => text.push_str("in predicate: "),
             Region::ActionList => text.push_str("in action list: "),
-            Region::Program => {}
+            Region::Program | Region::Parsing => {}
         },
     }
     text.push_str(&diagnostic.message);

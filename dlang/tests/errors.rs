@@ -95,6 +95,79 @@ fn command_line_probe_descriptions() {
     assert_eq!(message, "dtrace: invalid probe specifier BEGIN /y/ { }: in predicate: failed to resolve y: Unknown variable name");
 }
 
+/// DTrace finds a division by a constant zero while it parses, before it checks any
+/// clause: a command-line program's message has no `in action list: ` region, and the
+/// error comes before the checks of the operands.
+#[test]
+fn division_by_constant_zero_is_a_parse_error() {
+    for program in [
+        "BEGIN { x = 1 / 0; }",
+        "BEGIN { trace(y % (1 - 1)); }",
+        "BEGIN { x = 2; x /= (char)256; }",
+    ] {
+        let error =
+            compile_support::compile_command_line(ProbeSpecifierOption::Name, program).unwrap_err();
+        assert_eq!(error.diagnostic.tag.name(), "D_DIV_ZERO", "{program}");
+        let message = error.message(
+            "dtrace",
+            &[dlang::compile::ProgramSource::command_line(
+                ProbeSpecifierOption::Name,
+                program,
+            )],
+            false,
+        );
+        assert_eq!(
+            message,
+            format!(
+                "dtrace: invalid probe specifier {program}: expression contains division by zero"
+            )
+        );
+    }
+    let error =
+        compile_support::compile_command_line(ProbeSpecifierOption::Name, "BEGIN /1 % 0/ { }")
+            .unwrap_err();
+    assert_eq!(error.diagnostic.region, dlang::diagnostics::Region::Parsing);
+    // So are offsetof() (computed while parsing, a constant divisor too) and sizeof of
+    // a type name of no size; sizeof of an expression is checked with the clause.
+    for (program, tag) in [
+        (
+            "struct s { int a; }; BEGIN { x = 1; trace(x / offsetof(struct s, a)); }",
+            "D_DIV_ZERO",
+        ),
+        (
+            "struct s { int a; }; BEGIN { trace(offsetof(struct s, b)); }",
+            "D_UNKNOWN",
+        ),
+        ("BEGIN { trace(offsetof(int, b)); }", "D_OFFSETOF_TYPE"),
+    ] {
+        let error =
+            compile_support::compile_command_line(ProbeSpecifierOption::Name, program).unwrap_err();
+        assert_eq!(
+            (error.diagnostic.tag.name(), error.diagnostic.region),
+            (tag, dlang::diagnostics::Region::Parsing),
+            "{program}"
+        );
+    }
+    let error = compile_support::compile_command_line(
+        ProbeSpecifierOption::Name,
+        "BEGIN { trace(sizeof (struct nosuchtag)); }",
+    )
+    .unwrap_err();
+    assert_eq!(
+        (error.diagnostic.tag.name(), error.diagnostic.region),
+        ("D_SIZEOF_TYPE", dlang::diagnostics::Region::Parsing)
+    );
+    let error = compile_support::compile_command_line(
+        ProbeSpecifierOption::Name,
+        "BEGIN { trace(sizeof (trace(1))); }",
+    )
+    .unwrap_err();
+    assert_eq!(
+        (error.diagnostic.tag.name(), error.diagnostic.region),
+        ("D_SIZEOF_TYPE", dlang::diagnostics::Region::ActionList)
+    );
+}
+
 #[test]
 fn names_and_variables() {
     check(
@@ -187,10 +260,17 @@ fn names_and_variables() {
         "D_ARR_BOUNDS",
         "index outside array bounds: 5, max is 4",
     );
+    // DTrace reads E1[E2] of anything but an array variable or a pointer as
+    // *(E1 + E2).
     check(
         "BEGIN { x = 1; trace(x[0]); }",
-        "D_ARR_BADREF",
-        "operator [ ] may not be applied to operand of type \"int\"",
+        "D_DEREF_NONPTR",
+        "cannot dereference non-pointer type",
+    );
+    check(
+        "struct s { int a; }; struct s v; BEGIN { trace(v[0]); }",
+        "D_OP_INCOMPAT",
+        "operands have incompatible types: \"struct s\" + \"int\"",
     );
     check(
         "BEGIN { trace(curpsinfo->pr_pid); }",

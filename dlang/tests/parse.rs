@@ -464,7 +464,7 @@ fn script_and_command_line_rules() {
         ParseContext::command_line(ProbeSpecifierOption::Name),
         "BEGIN }",
         ErrorTag::D_SYNTAX,
-        "syntax error near \"}\"",
+        "extra } in input stream",
         1,
     );
 }
@@ -481,7 +481,12 @@ fn syntax_errors() {
     syntax_error("BEGIN {\n", "syntax error near end of input", 2);
     syntax_error("BEGIN { while (1) {} }", "syntax error near \"while\"", 1);
     syntax_error("BEGIN { return; }", "syntax error near \"return\"", 1);
-    syntax_error("}", "syntax error near \"}\"", 1);
+    // DTrace's lexer counts braces, parentheses and brackets and refuses a closing
+    // one that closes nothing before the parser sees it.
+    syntax_error("}", "extra } in input stream", 1);
+    syntax_error("BEGIN { trace(1)); }", "extra ) in input stream", 1);
+    syntax_error("BEGIN { x[1]] = 1; }", "extra ] in input stream", 1);
+    syntax_error("BEGIN\n/1)/\n{ }", "extra ) in input stream", 2);
     syntax_error("BEGIN {};", "syntax error near \";\"", 1);
     syntax_error("BEGIN { {} }", "syntax error near \"{\"", 1);
     syntax_error("BEGIN { x = 1 + }", "syntax error near \"}\"", 1);

@@ -61,27 +61,22 @@ pub(crate) fn decode_integer(text: &str, span: Span) -> Result<IntegerLiteral, D
     })
 }
 
-/// Decodes an integer suffix: `u` and one of `l`, `ll` (either case), in either order.
-/// On failure returns the offset of the first character that does not fit.
+/// Decodes an integer suffix as DTrace's lexer matches it: an optional `u`, then up
+/// to two `l`s (either case each, so `lL` is `long long` too). On failure returns the
+/// offset of the first character that does not fit.
 fn decode_integer_suffix(suffix: &[u8]) -> Result<IntegerSuffix, usize> {
     let mut result = IntegerSuffix::default();
     let mut position = 0;
-    while position < suffix.len() {
-        match suffix[position] {
-            b'u' | b'U' if !result.unsigned => {
-                result.unsigned = true;
-                position += 1;
-            }
-            letter @ (b'l' | b'L') if result.long == 0 => {
-                result.long = 1;
-                position += 1;
-                if suffix.get(position) == Some(&letter) {
-                    result.long = 2;
-                    position += 1;
-                }
-            }
-            _ => return Err(position),
-        }
+    if matches!(suffix.first(), Some(b'u' | b'U')) {
+        result.unsigned = true;
+        position += 1;
+    }
+    while result.long < 2 && matches!(suffix.get(position), Some(b'l' | b'L')) {
+        result.long += 1;
+        position += 1;
+    }
+    if position < suffix.len() {
+        return Err(position);
     }
     Ok(result)
 }

@@ -71,6 +71,9 @@ pub struct Lexer<'s, 'c> {
     /// for the predicate-closing `/` rule.
     open_parentheses: u32,
     open_brackets: u32,
+    /// Braces opened and not yet closed, in every state: a `}` that closes none is
+    /// DTrace's lexer error, reported before the parser sees the token.
+    open_braces: u32,
     names: NameTable<'c>,
     source_map: SourceMap,
     /// `#pragma D` items met in control lines, in source order, not yet taken.
@@ -87,6 +90,7 @@ impl<'s, 'c> Lexer<'s, 'c> {
             lookahead: None,
             open_parentheses: 0,
             open_brackets: 0,
+            open_braces: 0,
             names: NameTable::new(type_names),
             source_map: SourceMap::new(source),
             pending_items: Vec::new(),
@@ -139,6 +143,7 @@ impl<'s, 'c> Lexer<'s, 'c> {
     pub fn peek(&mut self) -> Result<&Token, Diagnostic> {
         if self.lookahead.is_none() {
             let token = self.lex_token()?;
+            self.check_balance(&token)?;
             self.position = token.span.end.max(self.position);
             self.lookahead = Some(token);
         }
@@ -155,6 +160,13 @@ impl<'s, 'c> Lexer<'s, 'c> {
         let token = self.lookahead.take().ok_or_else(|| {
             Diagnostic::without_span(ErrorTag::D_UNKNOWN, "lexer lost its lookahead")
         })?;
+        match token.kind {
+            TokenKind::Punctuator(Punctuator::LeftBrace) => self.open_braces += 1,
+            TokenKind::Punctuator(Punctuator::RightBrace) => {
+                self.open_braces = self.open_braces.saturating_sub(1)
+            }
+            _ => {}
+        }
         if self.mode == LexerMode::Expression {
             match token.kind {
                 TokenKind::Punctuator(Punctuator::LeftParen) => self.open_parentheses += 1,
@@ -169,6 +181,34 @@ impl<'s, 'c> Lexer<'s, 'c> {
             }
         }
         Ok(token)
+    }
+
+    /// DTrace's lexer counts parentheses and brackets in the expression state and
+    /// braces everywhere, and refuses a closing one that closes nothing as soon as it
+    /// reads it (before the parser could call it a syntax error); these messages end
+    /// in a newline in DTrace, so they carry no `near "..."` part.
+    fn check_balance(&self, token: &Token) -> Result<(), Diagnostic> {
+        let message = match token.kind {
+            TokenKind::Punctuator(Punctuator::RightParen)
+                if self.mode == LexerMode::Expression && self.open_parentheses == 0 =>
+            {
+                "extra ) in input stream"
+            }
+            TokenKind::Punctuator(Punctuator::RightBracket)
+                if self.mode == LexerMode::Expression && self.open_brackets == 0 =>
+            {
+                "extra ] in input stream"
+            }
+            TokenKind::Punctuator(Punctuator::RightBrace) if self.open_braces == 0 => {
+                "extra } in input stream"
+            }
+            _ => return Ok(()),
+        };
+        Err(Diagnostic::new(
+            ErrorTag::D_SYNTAX,
+            token.span.clone(),
+            message,
+        ))
     }
 
     fn lex_token(&mut self) -> Result<Token, Diagnostic> {

@@ -14,8 +14,10 @@ pub(crate) enum ExpressionLexeme {
     /// `` module`symbol ``, `` `symbol `` and module names starting with a digit.
     #[regex(r"[0-9a-zA-Z_]*`[0-9a-zA-Z_`]*")]
     ScopedIdentifier,
-    /// Any run of letters and digits starting with a digit; validated as an integer.
-    #[regex(r"[0-9][0-9a-zA-Z_]*")]
+    /// An integer constant as DTrace's lexer matches it (`RGX_INT`): decimal or octal
+    /// digits, or `0x` and hex digits, then at most a `u` and two `l`s in that order.
+    /// Letters after it start the next token (`12a` is `12` then `a`).
+    #[regex(r"([0-9]+|0[xX][0-9a-fA-F]+)[uU]?[lL]?[lL]?")]
     Number,
     /// Floating-point constants are recognised only to be rejected.
     #[regex(r"[0-9]+\.[0-9]*([eE][+-]?[0-9]+)?[fFlL]?", priority = 10)]

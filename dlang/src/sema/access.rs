@@ -411,18 +411,31 @@ impl Analyzer<'_> {
             }
         }
         // Pointer or array indexing: base[i] is *(base + i).
-        let base_value = self.operand(base)?;
-        if !self.types.is_pointer(base_value.ty) && !self.types.is_string(base_value.ty) {
-            return Err(error(
-                ErrorTag::D_ARR_BADREF,
-                span,
-                format!(
-                    "operator [ ] may not be applied to operand of type \"{}\"",
-                    self.type_name(base_value.ty)
-                ),
-            ));
-        }
-        let index = self.single_index(keys, span)?;
+        let mut base_value = self.operand(base)?;
+        let index = if !self.types.is_pointer(base_value.ty) && !self.types.is_string(base_value.ty)
+        {
+            // DTrace rewrites any other E1[E2] as *(E1 + E2) and checks that: an
+            // integer indexed by a pointer (3[p]) is p[3], two integers make a value
+            // that cannot be dereferenced, anything else is an incompatible `+`.
+            let index = self.single_index(keys, span)?;
+            let base_is_integer = self.types.is_integer(base_value.ty);
+            if base_is_integer
+                && self.types.is_pointer(index.ty)
+                && !self.types.is_void_or_function_pointer(index.ty)
+            {
+                std::mem::replace(&mut base_value, index)
+            } else if base_is_integer && self.types.is_integer(index.ty) {
+                return Err(error(
+                    ErrorTag::D_DEREF_NONPTR,
+                    span,
+                    "cannot dereference non-pointer type",
+                ));
+            } else {
+                return Err(self.incompatible(&base_value, "+", &index, span));
+            }
+        } else {
+            self.single_index(keys, span)?
+        };
         if !self.types.is_integer(index.ty) {
             return Err(error(
                 ErrorTag::D_OP_INT,

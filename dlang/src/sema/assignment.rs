@@ -8,7 +8,7 @@ use super::ir::{TypedExpr, TypedExprKind, VariableId};
 use super::operators::is_aggregation_expression;
 use super::variables::{VariableScope, VariableShape};
 use super::{error, Analyzer, SemaResult};
-use crate::ast::{AssignmentOperator, Expr, ExprKind, UnaryOperator};
+use crate::ast::{AssignmentOperator, BinaryOperator, Expr, ExprKind, UnaryOperator};
 use crate::diagnostics::{Diagnostic, ErrorTag, Span};
 use crate::types::{TypeId, TypeKind};
 
@@ -51,6 +51,11 @@ impl Analyzer<'_> {
                 span,
                 format!("operator {symbol} operands cannot be aggregations"),
             ));
+        }
+        if let AssignmentOperator::Compound(BinaryOperator::Divide | BinaryOperator::Modulo) =
+            operator
+        {
+            self.check_constant_divisor(value)?;
         }
         let value = self.operand(value)?;
         // A global array decays to a pointer to its first element when it creates a

@@ -24,7 +24,7 @@ use super::ir::{
 use super::speculation::SpeculationState;
 use super::{error, in_region, Analyzer, ClauseContext, SemaResult};
 use crate::ast::{Clause, Expr, Statement};
-use crate::diagnostics::{ErrorTag, Region, Span};
+use crate::diagnostics::{Diagnostic, ErrorTag, Region, Span};
 use crate::options::ProgramSource;
 use difvm::object::ProbeDescription;
 
@@ -118,10 +118,13 @@ impl Analyzer<'_> {
 
     fn analyze_clause_body(&mut self, clause: &Clause) -> SemaResult<Vec<ClauseSegment>> {
         let predicate = match &clause.predicate {
-            Some(predicate) => Some(
-                self.predicate(predicate)
-                    .map_err(|d| in_region(d, Region::Predicate))?,
-            ),
+            Some(predicate) => match self.predicate(predicate) {
+                Ok(predicate) => Some(predicate),
+                Err(diagnostic) => {
+                    let diagnostic = in_region(diagnostic, Region::Predicate);
+                    return Err(self.action_error_checked_first(clause, diagnostic));
+                }
+            },
             None => None,
         };
         // A derived probe's guard comes before the clause's own predicate, as its
@@ -304,6 +307,42 @@ impl Analyzer<'_> {
     }
 
     /// A statement of a clause without `if`.
+    /// The error DTrace reports for a clause whose predicate is wrong: its
+    /// dt_cook_clause() checks the action list first, and reports an action's error
+    /// unless it is an undefined name (D_IDENT_UNDEF, D_VAR_UNDEF), for which it checks
+    /// the predicate and reports the predicate's error. Clauses with `if` keep the
+    /// predicate's error.
+    fn action_error_checked_first(
+        &mut self,
+        clause: &Clause,
+        predicate_error: Diagnostic,
+    ) -> Diagnostic {
+        let statements = clause
+            .body
+            .as_ref()
+            .map(|block| block.statements.as_slice())
+            .unwrap_or(&[]);
+        if statements.iter().any(contains_if) {
+            return predicate_error;
+        }
+        let mut speculation = SpeculationState::default();
+        let mut actions = Vec::new();
+        for statement in statements {
+            if let Err(action_error) =
+                self.flat_statement(statement, &mut speculation, &mut actions)
+            {
+                if matches!(
+                    action_error.tag,
+                    ErrorTag::D_IDENT_UNDEF | ErrorTag::D_VAR_UNDEF
+                ) {
+                    return predicate_error;
+                }
+                return in_region(action_error, Region::ActionList);
+            }
+        }
+        predicate_error
+    }
+
     fn flat_statement(
         &mut self,
         statement: &Statement,

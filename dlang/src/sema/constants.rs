@@ -4,8 +4,8 @@
 
 use super::ir::{Arithmetic, Comparison, ComparisonKind, TypedExpr, TypedExprKind};
 use super::{error, Analyzer, SemaResult};
-use crate::ast::{IntegerBase, IntegerSuffix};
-use crate::diagnostics::{ErrorTag, Span};
+use crate::ast::{BinaryOperator, Expr, ExprKind, IntegerBase, IntegerSuffix, UnaryOperator};
+use crate::diagnostics::{ErrorTag, Region, Span};
 use crate::types::TypeId;
 
 impl Analyzer<'_> {
@@ -28,7 +28,9 @@ impl Analyzer<'_> {
             .into_iter()
             .skip(suffix.long.into())
             .collect()
-        } else if base == IntegerBase::Decimal {
+        } else if matches!(base, IntegerBase::Decimal | IntegerBase::Character) {
+            // DTrace's lexer types a character constant as a decimal one (signed
+            // types only), as the parser's overflow check assumes.
             vec![known.int, known.long, known.long_long]
                 .into_iter()
                 .skip(suffix.long.into())
@@ -67,6 +69,31 @@ impl Analyzer<'_> {
         ))
     }
 
+    /// D_DIV_ZERO as DTrace reports it: while parsing, when the right operand of `/`,
+    /// `%`, `/=` or `%=` is an integer constant the parser folded to zero (see
+    /// [`is_parse_time_constant`]). The error therefore has no region, and a divisor
+    /// that is zero only once analysed (an inline, an enumerator) is left to fault at
+    /// run time, as in DTrace.
+    pub(super) fn check_constant_divisor(&mut self, divisor: &Expr) -> SemaResult<()> {
+        if !is_parse_time_constant(divisor) {
+            return Ok(());
+        }
+        let value = self.operand(divisor)?;
+        if constant_value(&value) == Some(0) && self.types.is_integer(value.ty) {
+            return Err(
+                // DTrace reports the line its parser reached when it built the
+                // division: the divisor's, not the dividend's.
+                error(
+                    ErrorTag::D_DIV_ZERO,
+                    &divisor.span,
+                    "expression contains division by zero",
+                )
+                .in_region(Region::Parsing),
+            );
+        }
+        Ok(())
+    }
+
     /// An integer constant of type `ty`.
     pub(super) fn constant(&self, value: u64, ty: TypeId, span: &Span) -> TypedExpr {
         TypedExpr {
@@ -79,6 +106,51 @@ impl Analyzer<'_> {
     /// An `int` constant.
     pub(super) fn int_constant(&self, value: i64, span: &Span) -> TypedExpr {
         self.constant(value as u64, self.types.well_known().int, span)
+    }
+}
+
+/// Whether DTrace's parser folds `expr` into an integer constant as it builds the
+/// expression's nodes (dt_node_op1() and dt_node_op2()): integer and character
+/// constants, a `$N` operand that is a number, the unary `- + ~ !` and every binary
+/// operator but `,` applied to such constants, casts of them, `sizeof (type)`,
+/// `sizeof` of a string constant, `offsetof()`, and `?:` with a constant condition.
+/// Identifiers (inlines, enumerators) are only resolved later, when DTrace checks the
+/// clause.
+pub(super) fn is_parse_time_constant(expr: &Expr) -> bool {
+    match &expr.kind {
+        ExprKind::Integer { .. } | ExprKind::SizeofType(_) | ExprKind::Offsetof { .. } => true,
+        ExprKind::Macro(crate::ast::MacroVariable::Argument(_)) => true,
+        ExprKind::SizeofExpr(operand) => matches!(operand.kind, ExprKind::String(_)),
+        ExprKind::Unary { operator, operand } => {
+            matches!(
+                operator,
+                UnaryOperator::Negate
+                    | UnaryOperator::Plus
+                    | UnaryOperator::BitwiseNot
+                    | UnaryOperator::LogicalNot
+            ) && is_parse_time_constant(operand)
+        }
+        ExprKind::Binary {
+            operator,
+            left,
+            right,
+        } => {
+            *operator != BinaryOperator::Comma
+                && is_parse_time_constant(left)
+                && is_parse_time_constant(right)
+        }
+        ExprKind::Cast { operand, .. } => is_parse_time_constant(operand),
+        // dt_node_op3() picks the branch of a constant condition; whether the branch
+        // it picks is a constant is for the analysed value to tell.
+        ExprKind::Conditional {
+            condition,
+            then_value,
+            else_value,
+        } => {
+            is_parse_time_constant(condition)
+                && (is_parse_time_constant(then_value) || is_parse_time_constant(else_value))
+        }
+        _ => false,
     }
 }
 

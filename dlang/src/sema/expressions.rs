@@ -75,19 +75,28 @@ impl Analyzer<'_> {
             ExprKind::Cast { ty, operand } => self.cast(ty, operand, span),
             ExprKind::SizeofExpr(operand) => self.sizeof_expression(operand, span),
             ExprKind::SizeofType(type_name) => {
-                let ty = self.type_from_type_name(type_name)?;
+                let ty = self
+                    .type_from_type_name(type_name)
+                    .map_err(super::found_while_parsing)?;
                 let size = self.types.size_of(ty);
                 if size == 0 {
+                    // dt_node_op1() sizes a type name while DTrace parses, so the
+                    // error has no region.
                     return Err(error(
                         ErrorTag::D_SIZEOF_TYPE,
                         span,
                         "cannot apply sizeof to an operand of unknown size",
-                    ));
+                    )
+                    .in_region(crate::diagnostics::Region::Parsing));
                 }
                 Ok(self.constant(size, self.types.well_known().size_t, span))
             }
             ExprKind::Stringof(operand) => self.stringof(operand, span),
-            ExprKind::Offsetof { ty, member } => self.offsetof(ty, member, span),
+            // dt_node_offsetof() computes the offset while DTrace parses, so its
+            // errors have no region.
+            ExprKind::Offsetof { ty, member } => self
+                .offsetof(ty, member, span)
+                .map_err(super::found_while_parsing),
             ExprKind::Xlate { ty, operand } => self.xlate(ty, operand, span),
             ExprKind::Call { callee, arguments } => self.call_expression(callee, arguments, span),
         }
@@ -281,7 +290,14 @@ impl Analyzer<'_> {
                 }
                 let ty = value.ty;
                 if let Some(constant) = constants::constant_value(&value) {
-                    return Ok(self.constant(constant.wrapping_neg(), ty, span));
+                    // dt_node_op1() truncates a negated unsigned constant to its
+                    // type's size: -1u is 0xffffffff, as a uint holds it.
+                    let mut negated = constant.wrapping_neg();
+                    let size = self.types.size_of(ty);
+                    if self.types.is_integer(ty) && !self.types.is_signed(ty) && size < 8 {
+                        negated &= (1u64 << (size * 8)) - 1;
+                    }
+                    return Ok(self.constant(negated, ty, span));
                 }
                 Ok(TypedExpr {
                     kind: TypedExprKind::Unary {
@@ -322,6 +338,11 @@ impl Analyzer<'_> {
                     ));
                 }
                 if let Some(constant) = constants::constant_value(&value) {
+                    // dt_node_op1() folds `!` of an integer constant in place, keeping
+                    // the constant's type: sizeof (!0ul) is 8.
+                    if self.types.is_integer(value.ty) {
+                        return Ok(self.constant(u64::from(constant == 0), value.ty, span));
+                    }
                     return Ok(self.int_constant(i64::from(constant == 0), span));
                 }
                 let int = self.types.well_known().int;
@@ -364,6 +385,19 @@ impl Analyzer<'_> {
 
     fn sizeof_expression(&mut self, operand: &Expr, span: &Span) -> SemaResult<TypedExpr> {
         let size_t = self.types.well_known().size_t;
+        // DTrace sizes a string constant by its text (`strlen() + 1`), not by the
+        // string type's `strsize`: `sizeof ("hello")` is 6.
+        // So is a `$$N` operand, which DTrace's lexer turns into a string constant.
+        if matches!(operand.kind, ExprKind::String(_) | ExprKind::Macro(_)) {
+            let value = self.expression(operand)?;
+            if let TypedExprKind::String(bytes) = &value.kind {
+                let length = bytes
+                    .iter()
+                    .position(|&byte| byte == 0)
+                    .unwrap_or(bytes.len());
+                return Ok(self.constant(length as u64 + 1, size_t, span));
+            }
+        }
         if let ExprKind::Identifier(name) = &operand.kind {
             if let Some(id) = self.variables.global(name) {
                 let variable = self.variables.get(id);
@@ -492,26 +526,22 @@ impl Analyzer<'_> {
         ty: crate::types::TypeId,
         span: &Span,
     ) -> SemaResult<TypedExpr> {
-        if let (Some(a), Some(b)) = (
-            constants::constant_value(&left),
-            constants::constant_value(&right),
-        ) {
-            let value = constants::fold_arithmetic(operator, a, b, span)?;
-            return Ok(self.constant(value, ty, span));
-        }
-        if matches!(
+        // A division by a constant zero that got this far (a divisor that is zero only
+        // once analysed) divides at run time, where it faults.
+        let divides_by_zero = matches!(
             operator,
             Arithmetic::DivideSigned
                 | Arithmetic::DivideUnsigned
                 | Arithmetic::RemainderSigned
                 | Arithmetic::RemainderUnsigned
-        ) && constants::constant_value(&right) == Some(0)
-        {
-            return Err(error(
-                ErrorTag::D_DIV_ZERO,
-                span,
-                "expression contains division by zero",
-            ));
+        ) && constants::constant_value(&right) == Some(0);
+        if let (Some(a), Some(b), false) = (
+            constants::constant_value(&left),
+            constants::constant_value(&right),
+            divides_by_zero,
+        ) {
+            let value = constants::fold_arithmetic(operator, a, b, span)?;
+            return Ok(self.constant(value, ty, span));
         }
         Ok(TypedExpr {
             kind: TypedExprKind::Arithmetic {

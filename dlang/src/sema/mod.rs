@@ -418,6 +418,12 @@ fn error(tag: ErrorTag, span: &Span, message: impl Into<String>) -> Diagnostic {
     Diagnostic::new(tag, span.clone(), message)
 }
 
+/// Marks a diagnostic as one DTrace reports while parsing (no region), unless it
+/// already names a region.
+fn found_while_parsing(diagnostic: Diagnostic) -> Diagnostic {
+    in_region(diagnostic, Region::Parsing)
+}
+
 /// Marks a diagnostic as found in `region` unless it already names one.
 fn in_region(diagnostic: Diagnostic, region: Region) -> Diagnostic {
     if diagnostic.region == Region::Program {

@@ -28,6 +28,9 @@ impl Analyzer<'_> {
                 ));
             }
         }
+        if matches!(operator, BinaryOperator::Divide | BinaryOperator::Modulo) {
+            self.check_constant_divisor(right)?;
+        }
         let left_value = self.operand(left)?;
         if is_comparison(operator) {
             self.check_enum_ambiguity(symbol, &left_value, right, span)?;
