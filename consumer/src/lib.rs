@@ -2,6 +2,7 @@
 //! messages.
 pub mod aggregation_state;
 pub mod catalog;
+pub mod command_environment;
 pub mod cpu_binding;
 pub mod drop_reports;
 pub mod engine;

@@ -17,13 +17,13 @@ use dlang::compile::{CompileOptions, MacroVariables};
 use kernel_shim::map_layout::LayoutOptions;
 use kernel_shim::runtime::RuntimeOptions;
 
+use crate::command_environment::CommandEnvironment;
 use crate::options::{check_pragma_option, DtraceOption, OptionSet};
 use crate::preprocess::{Conformance, DataModel, PreprocessorArgument, PreprocessorSettings};
 use crate::render::aggregation_sorting::AggregationSortOptions;
 use crate::render::display_options::AggregationDisplayOptions;
 use crate::render::histogram::HistogramStyle;
 use crate::render::trace::TraceOutputOptions;
-use crate::target_process::CommandEnvironment;
 use crate::user_libraries::read_library_directories;
 
 /// What the preprocessor and the compiler take from the options in effect before

@@ -34,6 +34,7 @@ use std::time::{Duration, Instant};
 
 use kernel_shim::sys::errno_description;
 
+use crate::command_environment::CommandEnvironment;
 use crate::messages::MessageSink;
 use crate::session::TargetWatch;
 use crate::traced_start::{bring_traced_child_to_entry, release_traced_child, TracedStart};
@@ -476,50 +477,6 @@ fn is_readable(descriptor: RawFd) -> bool {
     // SAFETY: one valid pollfd entry, no waiting.
     let result = unsafe { libc::poll(&mut entry, 1, 0) };
     result > 0 && entry.revents != 0
-}
-
-/// The changes the `setenv` and `unsetenv` options make to the environment `-c`
-/// commands run with (dtrace's own otherwise).
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct CommandEnvironment {
-    /// `NAME=value` settings, in order.
-    pub set: Vec<String>,
-    /// Names removed.
-    pub unset: Vec<String>,
-}
-
-impl CommandEnvironment {
-    /// dtrace's environment with the changes applied, as `NAME=value` C strings; None
-    /// when there are no changes (the command then inherits dtrace's environment).
-    fn entries(&self) -> Option<Vec<CString>> {
-        if self.set.is_empty() && self.unset.is_empty() {
-            return None;
-        }
-        let name_of = |entry: &[u8]| -> Vec<u8> {
-            entry
-                .split(|&byte| byte == b'=')
-                .next()
-                .unwrap_or(&[])
-                .to_vec()
-        };
-        let mut entries: Vec<Vec<u8>> = std::env::vars_os()
-            .map(|(name, value)| [name.as_bytes(), b"=", value.as_bytes()].concat())
-            .collect();
-        for setting in &self.set {
-            let name = name_of(setting.as_bytes());
-            entries.retain(|entry| name_of(entry) != name);
-            entries.push(setting.as_bytes().to_vec());
-        }
-        for name in &self.unset {
-            entries.retain(|entry| name_of(entry) != name.as_bytes());
-        }
-        Some(
-            entries
-                .into_iter()
-                .filter_map(|entry| CString::new(entry).ok())
-                .collect(),
-        )
-    }
 }
 
 /// The `-c` and `-p` processes of one dtrace run, in command-line order.
