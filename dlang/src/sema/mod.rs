@@ -28,6 +28,7 @@ mod macros;
 mod memory_variables;
 mod operators;
 mod option_pragmas;
+mod parse_checks;
 mod pragmas;
 mod printed_type;
 mod probe_specs;
@@ -353,15 +354,23 @@ impl<'a> Analyzer<'a> {
         self.forward_writes = forward_reads::first_writes(program);
         self.address_taken
             .extend(memory_variables::address_taken(program));
+        // DTrace handles declarations, inlines, translators and the parser's own checks
+        // of each clause while it parses the whole program, and cooks the clauses
+        // only afterwards (parse_checks.rs).
         for item in &program.items {
             match item {
-                Item::Clause(clause) => self.analyze_clause(source, clause)?,
+                Item::Clause(clause) => self.check_clause_while_parsing(clause)?,
                 Item::Declaration(declaration) => self.declaration(declaration)?,
                 Item::Inline(inline) => self.inline_definition(inline)?,
                 Item::Translator(translator) => self.translator_definition(translator, None)?,
                 Item::Provider(provider) => self.provider_definition(provider)?,
                 Item::Pragma(pragma) => self.apply_identifier_pragma(pragma)?,
                 Item::Option(_) => {}
+            }
+        }
+        for item in &program.items {
+            if let Item::Clause(clause) = item {
+                self.analyze_clause(source, clause)?;
             }
         }
         Ok(())

@@ -521,9 +521,7 @@ impl Analyzer<'_> {
     /// (or one to void), or one a pointer and the other the constant 0. Returns the
     /// result type.
     pub(super) fn pointer_compatible(&self, left: &TypedExpr, right: &TypedExpr) -> Option<TypeId> {
-        let is_zero = |value: &TypedExpr| {
-            self.types.is_integer(value.ty) && constants::constant_value(value) == Some(0)
-        };
+        let is_zero = |value: &TypedExpr| self.is_null_pointer_constant(value);
         if self.types.is_pointer(left.ty) && is_zero(right) {
             return Some(left.ty);
         }
@@ -544,6 +542,15 @@ impl Analyzer<'_> {
         None
     }
 
+    /// Whether `value` is a null pointer constant for dt_node_is_ptrcompat(): an integer
+    /// constant node of value 0. An enumerator is an identifier node there, not an
+    /// integer constant, so `A == "a"` is D_OP_INCOMPAT even when A is 0.
+    fn is_null_pointer_constant(&self, value: &TypedExpr) -> bool {
+        self.types.is_integer(value.ty)
+            && !matches!(self.types.resolved_kind(value.ty), TypeKind::Enum { .. })
+            && constants::constant_value(value) == Some(0)
+    }
+
     /// Whether one operand is a `string` and the other a null pointer constant (the
     /// integer constant 0) or a `void *` such as `NULL`. DTrace's `string` is a character
     /// array, so its pointer rules allow these; the comparison is of addresses, which
@@ -552,7 +559,7 @@ impl Analyzer<'_> {
     fn is_string_null_comparison(&self, left: &TypedExpr, right: &TypedExpr) -> bool {
         let is_null = |value: &TypedExpr| {
             if self.types.is_integer(value.ty) {
-                return constants::constant_value(value) == Some(0);
+                return self.is_null_pointer_constant(value);
             }
             self.types.is_pointer(value.ty)
                 && self

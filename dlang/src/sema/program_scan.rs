@@ -3,7 +3,7 @@
 //! write of each variable (`forward_reads.rs`) and the globals whose address is
 //! taken (`memory_variables.rs`).
 
-use crate::ast::{Expr, ExprKind, Item, Program, Statement};
+use crate::ast::{Clause, Expr, ExprKind, Item, Program, Statement};
 
 /// Calls `visit` on every expression of every clause of `program` (predicates, then
 /// bodies, in program order), each before the expressions it contains.
@@ -47,43 +47,80 @@ fn walk_statement(statement: &Statement, visit: &mut impl FnMut(&Expr)) {
 
 fn walk_expression(expr: &Expr, visit: &mut impl FnMut(&Expr)) {
     visit(expr);
-    match &expr.kind {
-        ExprKind::Assign { target, value, .. } => {
-            walk_expression(value, visit);
-            walk_expression(target, visit);
+    for child in subexpressions(expr) {
+        walk_expression(child, visit);
+    }
+}
+
+/// Calls `visit` on every expression of `clause` (predicate, then body), each after
+/// the expressions it contains: the order in which DTrace's parser builds the nodes.
+pub(super) fn for_each_clause_expression_post_order<'p>(
+    clause: &'p Clause,
+    visit: &mut impl FnMut(&'p Expr),
+) {
+    fn walk<'p>(expr: &'p Expr, visit: &mut impl FnMut(&'p Expr)) {
+        for child in subexpressions(expr) {
+            walk(child, visit);
         }
+        visit(expr);
+    }
+    let mut expressions = Vec::new();
+    if let Some(predicate) = &clause.predicate {
+        expressions.push(predicate);
+    }
+    if let Some(body) = &clause.body {
+        for statement in &body.statements {
+            statement_expressions(statement, &mut expressions);
+        }
+    }
+    for expr in expressions {
+        walk(expr, visit);
+    }
+}
+
+/// The top-level expressions of `statement`, in source order.
+fn statement_expressions<'p>(statement: &'p Statement, out: &mut Vec<&'p Expr>) {
+    match statement {
+        Statement::Expression(expr) => out.push(expr),
+        Statement::If {
+            condition,
+            then_branch,
+            else_branch,
+            ..
+        } => {
+            out.push(condition);
+            statement_expressions(then_branch, out);
+            if let Some(else_branch) = else_branch {
+                statement_expressions(else_branch, out);
+            }
+        }
+        Statement::Block(block) => {
+            for inner in &block.statements {
+                statement_expressions(inner, out);
+            }
+        }
+        Statement::Empty(_) => {}
+    }
+}
+
+/// The expressions `expr` directly contains (an assignment's value before its target).
+fn subexpressions(expr: &Expr) -> Vec<&Expr> {
+    match &expr.kind {
+        ExprKind::Assign { target, value, .. } => vec![value, target],
         ExprKind::Unary { operand, .. }
         | ExprKind::Cast { operand, .. }
         | ExprKind::Stringof(operand)
         | ExprKind::SizeofExpr(operand)
-        | ExprKind::Xlate { operand, .. } => walk_expression(operand, visit),
-        ExprKind::Binary { left, right, .. } => {
-            walk_expression(left, visit);
-            walk_expression(right, visit);
-        }
+        | ExprKind::Xlate { operand, .. } => vec![operand],
+        ExprKind::Binary { left, right, .. } => vec![left, right],
         ExprKind::Conditional {
             condition,
             then_value,
             else_value,
-        } => {
-            walk_expression(condition, visit);
-            walk_expression(then_value, visit);
-            walk_expression(else_value, visit);
-        }
-        ExprKind::Call { arguments, .. } => {
-            for argument in arguments {
-                walk_expression(argument, visit);
-            }
-        }
-        ExprKind::Index { base, keys } => {
-            walk_expression(base, visit);
-            for key in keys {
-                walk_expression(key, visit);
-            }
-        }
-        ExprKind::Member { base, .. } | ExprKind::PointerMember { base, .. } => {
-            walk_expression(base, visit)
-        }
-        _ => {}
+        } => vec![condition, then_value, else_value],
+        ExprKind::Call { arguments, .. } => arguments.iter().collect(),
+        ExprKind::Index { base, keys } => std::iter::once(&**base).chain(keys.iter()).collect(),
+        ExprKind::Member { base, .. } | ExprKind::PointerMember { base, .. } => vec![base],
+        _ => Vec::new(),
     }
 }
