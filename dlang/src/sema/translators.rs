@@ -120,6 +120,9 @@ impl Analyzer<'_> {
         span: &Span,
     ) -> SemaResult<TypedExpr> {
         let target = self.checked_translation(type_name, operand, span)?;
+        if !self.types.is_pointer(target) {
+            return self.translated_struct(operand, target, span);
+        }
         Err(error(
             ErrorTag::D_XLATE_NONE,
             span,
@@ -128,6 +131,83 @@ impl Analyzer<'_> {
                 self.type_name(target)
             ),
         ))
+    }
+
+    /// `xlate <T>(e)` used as a whole, as dt_cg_xlate_expand() builds it: a `T` in
+    /// scratch memory (alloca) into which each member the translator defines is
+    /// stored in turn, the translator's members in their order.
+    fn translated_struct(
+        &mut self,
+        operand: &Expr,
+        target: TypeId,
+        span: &Span,
+    ) -> SemaResult<TypedExpr> {
+        let input = self.operand(operand)?;
+        let Some(index) = self.find_translator(target, &input) else {
+            return Err(self.no_translator(&input, target, span));
+        };
+        let mut members: Vec<String> = Vec::new();
+        for (member, _) in &self.translators[index].members {
+            if !members.contains(member) {
+                members.push(member.clone());
+            }
+        }
+        let size = self.types.size_of(target);
+        let pointer_type = self.types.pointer_to(target);
+        let storage = self.hidden_clause_local("xlate")?;
+        let pointer = TypedExpr {
+            kind: TypedExprKind::Variable(storage),
+            ty: pointer_type,
+            span: span.clone(),
+        };
+        let allocation = TypedExpr {
+            kind: TypedExprKind::Assign {
+                target: LValue::Variable(storage),
+                value: Box::new(TypedExpr {
+                    kind: TypedExprKind::Call {
+                        subroutine: difvm::isa::subroutine::ALLOCA,
+                        arguments: vec![self.constant(size, self.types.well_known().size_t, span)],
+                    },
+                    ty: pointer_type,
+                    span: span.clone(),
+                }),
+            },
+            ty: pointer_type,
+            span: span.clone(),
+        };
+        let mut steps = vec![allocation];
+        for member in members {
+            let translation = Translation {
+                target,
+                input: self.operand(operand)?,
+            };
+            let value = self.translated_member(translation, &member, false, span)?;
+            let place = self.member_place(pointer.clone(), &member, "->", span)?;
+            let member_type = self.place_type(&place);
+            let lvalue = self.place_lvalue(place, "=", span)?;
+            let value = self.convert(value, member_type);
+            steps.push(TypedExpr {
+                kind: TypedExprKind::Assign {
+                    target: lvalue,
+                    value: Box::new(value),
+                },
+                ty: member_type,
+                span: span.clone(),
+            });
+        }
+        let dereferenced = self.dereference_place(pointer, span)?;
+        let mut result = self.read_place(dereferenced, span);
+        while let Some(step) = steps.pop() {
+            result = TypedExpr {
+                ty: result.ty,
+                span: span.clone(),
+                kind: TypedExprKind::Comma {
+                    left: Box::new(step),
+                    right: Box::new(result),
+                },
+            };
+        }
+        Ok(result)
     }
 
     /// The type `xlate <type_name> (operand)` translates to, once it is checked that a
