@@ -112,7 +112,10 @@ impl Analyzer<'_> {
         Ok(())
     }
 
-    /// `xlate <type> (expr)` used as a whole value.
+    /// `xlate <type> (expr)` used as a whole value. A translated pointer has, as in
+    /// dt_cook_xlator(), DTrace's dynamic type: only its members can be used, and
+    /// every other use is refused by the check for dynamic values of the context
+    /// (`trace( ) may not be applied to a translated pointer`, D_TRACE_DYN).
     pub(super) fn xlate(
         &mut self,
         type_name: &TypeName,
@@ -123,14 +126,12 @@ impl Analyzer<'_> {
         if !self.types.is_pointer(target) {
             return self.translated_struct(operand, target, span);
         }
-        Err(error(
-            ErrorTag::D_XLATE_NONE,
-            span,
-            format!(
-                "translated value of type {} may only be used to access a member (xlate <T>(e).member or xlate <T *>(e)->member)",
-                self.type_name(target)
-            ),
-        ))
+        let input = self.operand(operand)?;
+        Ok(TypedExpr {
+            kind: input.kind,
+            ty: self.types.well_known().dynamic,
+            span: span.clone(),
+        })
     }
 
     /// `xlate <T>(e)` used as a whole, as dt_cg_xlate_expand() builds it: a `T` in
