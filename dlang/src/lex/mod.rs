@@ -457,9 +457,11 @@ impl<'s, 'c> Lexer<'s, 'c> {
         Ok(Token { kind, span })
     }
 
-    /// An identifier that names a type is lexed as a type name unless what follows
-    /// shows it is used as a variable: `=` (not `==`), `++`, `--`, `[`, `;`, or a `,`
-    /// outside parentheses and brackets. A name right after `->` or `.` is a member name.
+    /// An identifier that names a kernel type is lexed as a type name unless what
+    /// follows shows it is used as a variable: `=` (not `==`), `++`, `--`, `[`, `;`, or
+    /// a `,` outside parentheses and brackets. D's own typedefs and the program's are
+    /// type names wherever they appear, as in DTrace. A name right after `->` or `.` is
+    /// a member name.
     /// Both lexical checks come before asking whether the name is a type, because that
     /// question can make the kernel's types load.
     fn identifier_or_type_name(&self, text: &str, end: usize, identifier: TokenKind) -> TokenKind {
@@ -487,7 +489,7 @@ impl<'s, 'c> Lexer<'s, 'c> {
             Some(b',') => self.open_parentheses == 0 && self.open_brackets == 0,
             _ => false,
         };
-        if used_as_variable {
+        if used_as_variable && !self.names.is_program_or_built_in_type(text) {
             self.names.note_used_as_variable(text);
             return identifier;
         }

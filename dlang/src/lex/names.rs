@@ -67,6 +67,19 @@ impl<'c> NameTable<'c> {
                 && self.oracle.is_some_and(|oracle| oracle(name)))
     }
 
+    /// Whether `name` is a type D itself defines or the program declared with
+    /// `typedef` (and not since as a variable, inline or enumerator). DTrace's lexer
+    /// returns such a name as a type name wherever it appears, so `t = 1;` after
+    /// `typedef int t;` is a syntax error; only the kernel's many type names are
+    /// left to be used as variables.
+    pub(crate) fn is_program_or_built_in_type(&self, name: &str) -> bool {
+        if !self.declared_identifiers.is_empty() && self.declared_identifiers.contains(name) {
+            return false;
+        }
+        (!self.declared_types.is_empty() && self.declared_types.contains(name))
+            || BUILT_IN_TYPEDEFS.contains(&name)
+    }
+
     /// Records that the program used `name` as a variable.
     pub(crate) fn note_used_as_variable(&self, name: &str) {
         let mut used = self.used_as_variables.borrow_mut();
