@@ -4,7 +4,9 @@
 
 use dlang::ast::{IntegerBase, MacroVariable};
 use dlang::diagnostics::ErrorTag;
-use dlang::lex::{tokenize, Keyword, LexerMode, Token, TokenKind, BUILT_IN_TYPEDEFS};
+use dlang::lex::{
+    tokenize, tokenize_with_type_names, Keyword, LexerMode, Token, TokenKind, BUILT_IN_TYPEDEFS,
+};
 
 /// Renders one token as `kind text` (or the decoded value for literals).
 fn render(source: &str, token: &Token) -> String {
@@ -342,27 +344,46 @@ fn predicate_slash_rule() {
     check_outer("BEGIN /", "pspec BEGIN | punct /");
 }
 
+/// Lexes `source` as an expression with `kt_t` a kernel type name.
+fn kernel_type_tokens(source: &str) -> String {
+    let oracle = |name: &str| name == "kt_t";
+    let tokens = tokenize_with_type_names(source, LexerMode::Expression, Some(&oracle))
+        .unwrap_or_else(|error| panic!("{source:?}: {error:?}"));
+    let (_, tokens) = tokens.split_last().expect("at least the end of input");
+    let rendered: Vec<String> = tokens.iter().map(|token| render(source, token)).collect();
+    rendered.join(" | ")
+}
+
 #[test]
 fn identifier_or_type_name() {
+    // D's own typedefs are type names wherever they appear, as in DTrace.
     check_expression("(size_t)x", "punct ( | type size_t | punct ) | ident x");
-    check_expression("size_t = 1", "ident size_t | punct = | int 1 dec");
+    check_expression("size_t = 1", "type size_t | punct = | int 1 dec");
     check_expression("size_t == 1", "type size_t | punct == | int 1 dec");
-    check_expression("size_t[1]", "ident size_t | punct [ | int 1 dec | punct ]");
-    check_expression(
-        "size_t++ size_t--",
-        "ident size_t | punct ++ | ident size_t | punct --",
-    );
-    check_expression("size_t;", "ident size_t | punct ;");
-    check_expression("size_t, x", "ident size_t | punct , | ident x");
-    check_expression(
-        "f(size_t, x)",
-        "ident f | punct ( | type size_t | punct , | ident x | punct )",
-    );
-    check_expression(
-        "a[size_t, int]",
-        "ident a | punct [ | type size_t | punct , | keyword int | punct ]",
-    );
-    check_expression("pid_t x", "type pid_t | ident x");
+    // A kernel type name is a variable when what follows shows it is used as one.
+    let cases = [
+        ("kt_t = 1", "ident kt_t | punct = | int 1 dec"),
+        ("kt_t == 1", "type kt_t | punct == | int 1 dec"),
+        ("kt_t[1]", "ident kt_t | punct [ | int 1 dec | punct ]"),
+        (
+            "kt_t++ kt_t--",
+            "ident kt_t | punct ++ | ident kt_t | punct --",
+        ),
+        ("kt_t;", "ident kt_t | punct ;"),
+        ("kt_t, x", "ident kt_t | punct , | ident x"),
+        (
+            "f(kt_t, x)",
+            "ident f | punct ( | type kt_t | punct , | ident x | punct )",
+        ),
+        (
+            "a[kt_t, int]",
+            "ident a | punct [ | type kt_t | punct , | keyword int | punct ]",
+        ),
+        ("kt_t x", "type kt_t | ident x"),
+    ];
+    for (source, expected) in cases {
+        assert_eq!(kernel_type_tokens(source), expected, "tokens of {source:?}");
+    }
 }
 
 #[test]

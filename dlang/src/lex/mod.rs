@@ -583,7 +583,16 @@ impl<'s, 'c> Lexer<'s, 'c> {
 /// Lexes all of `source` in one state, without parser feedback: for tests and tools.
 /// The result ends with the end-of-input token.
 pub fn tokenize(source: &str, mode: LexerMode) -> Result<Vec<Token>, Diagnostic> {
-    let mut lexer = Lexer::new(source, None);
+    tokenize_with_type_names(source, mode, None)
+}
+
+/// [`tokenize`] with `type_names` telling which other names are types (the kernel's).
+pub fn tokenize_with_type_names(
+    source: &str,
+    mode: LexerMode,
+    type_names: Option<TypeNameOracle<'_>>,
+) -> Result<Vec<Token>, Diagnostic> {
+    let mut lexer = Lexer::new(source, type_names);
     lexer.set_mode(mode);
     let mut tokens = Vec::new();
     loop {

@@ -659,7 +659,11 @@ impl Analyzer<'_> {
     }
 
     /// `*pointer`.
-    pub(super) fn dereference_place(&mut self, pointer: TypedExpr, span: &Span) -> SemaResult<Place> {
+    pub(super) fn dereference_place(
+        &mut self,
+        pointer: TypedExpr,
+        span: &Span,
+    ) -> SemaResult<Place> {
         if !self.types.is_pointer(pointer.ty) && !self.types.is_string(pointer.ty) {
             return Err(error(
                 ErrorTag::D_DEREF_NONPTR,
