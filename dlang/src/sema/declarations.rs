@@ -602,17 +602,23 @@ impl Analyzer<'_> {
                         "member declaration requires a name",
                     ));
                 };
-                if self.types.is_void(declared.ty)
-                    || self.is_incomplete(declared.ty)
-                    || self.types.is_function(declared.ty)
-                {
+                // dt_decl_member(): a forward-declared type is incomplete; any other
+                // type without a size (void, a function) is a void member.
+                if self.is_incomplete(declared.ty) {
                     return Err(error(
                         ErrorTag::D_DECL_INCOMPLETE,
                         &declarator.span,
                         format!(
-                            "member {name} has incomplete type {}",
+                            "incomplete struct/union/enum {}: {name}",
                             self.type_name(declared.ty)
                         ),
+                    ));
+                }
+                if self.types.is_void(declared.ty) || self.types.is_function(declared.ty) {
+                    return Err(error(
+                        ErrorTag::D_DECL_VOIDOBJ,
+                        &declarator.span,
+                        format!("cannot have void member: {name}"),
                     ));
                 }
                 if names.insert(name.clone(), ()).is_some() {
@@ -656,7 +662,15 @@ impl Analyzer<'_> {
     ) -> SemaResult<u32> {
         let value = self.expression(expr)?;
         let width = match constants::constant_value(&value) {
-            Some(width) if self.types.is_integer(value.ty) && (width as i64) >= 0 => width,
+            // dt_node_is_posconst(): only an unnamed bit-field may have width 0 (it
+            // ends the storage unit).
+            Some(width)
+                if self.types.is_integer(value.ty)
+                    && (width as i64) >= 0
+                    && (width != 0 || name.is_empty()) =>
+            {
+                width
+            }
             _ => {
                 return Err(error(
                     ErrorTag::D_DECL_BFCONST,
