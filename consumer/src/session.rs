@@ -292,7 +292,7 @@ impl<'o> Session<'o> {
 
     fn write(&mut self, text: &str) -> Result<(), String> {
         self.current_output()
-            .write_all(text.as_bytes())
+            .write_all(&crate::render::raw_text::output_bytes(text))
             .map_err(|error| format!("failed to write output: {error}"))
     }
 
@@ -501,9 +501,12 @@ impl<'o> Session<'o> {
                 {
                     self.write_pending(text)?;
                     let _ = self.current_output().flush();
+                    // The command is bytes, as the output is: a raw byte in it reaches the
+                    // shell unchanged.
+                    let command = crate::render::raw_text::output_bytes(&command);
                     let _ = std::process::Command::new("/bin/sh")
                         .arg("-c")
-                        .arg(&command)
+                        .arg(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(&command))
                         .status();
                 }
             }
