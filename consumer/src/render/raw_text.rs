@@ -61,7 +61,10 @@ pub fn text_of_bytes(bytes: &[u8]) -> String {
 
 /// The bytes to write for `text`: escaped bytes as themselves, everything else as UTF-8.
 pub fn output_bytes(text: &str) -> std::borrow::Cow<'_, [u8]> {
-    if !text.chars().any(|character| escaped_byte(character).is_some()) {
+    if !text
+        .chars()
+        .any(|character| escaped_byte(character).is_some())
+    {
         return std::borrow::Cow::Borrowed(text.as_bytes());
     }
     let mut bytes = Vec::with_capacity(text.len());
@@ -92,6 +95,9 @@ mod tests {
 
     #[test]
     fn plain_text_is_borrowed() {
-        assert!(matches!(output_bytes("abc\n"), std::borrow::Cow::Borrowed(_)));
+        assert!(matches!(
+            output_bytes("abc\n"),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 }
