@@ -30,6 +30,7 @@ use super::prune::prune_unreachable;
 use super::registers::{CONTEXT, STATE};
 use super::statement::emit_statement;
 use super::string_search::match_substring_iteration;
+use super::string_subroutines::{change_case_iteration, integer_digit_iteration};
 use super::tokens::{
     delimiter_set_iteration, reset_tokens, token_end_iteration, token_start_iteration,
 };
@@ -161,6 +162,8 @@ fn emit_callbacks(code: &mut ProgramCode, layout: &ProgramLayout) {
             LoopBody::DelimiterSet => delimiter_set_iteration(code, layout),
             LoopBody::TokenStart { copy } => token_start_iteration(code, layout, copy),
             LoopBody::TokenEnd { copy } => token_end_iteration(code, layout, copy),
+            LoopBody::ChangeCase { upper } => change_case_iteration(code, layout, upper),
+            LoopBody::IntegerDigit => integer_digit_iteration(code, layout),
         }
         index += 1;
     }

@@ -27,4 +27,8 @@ pub enum LoopBody {
     TokenStart { copy: u32 },
     /// `strtok`: one byte of the token.
     TokenEnd { copy: u32 },
+    /// `toupper` / `tolower`: one byte of string buffer 0.
+    ChangeCase { upper: bool },
+    /// `lltostr`: one digit.
+    IntegerDigit,
 }

@@ -1,5 +1,7 @@
 //! String subroutines that walk a string byte by byte: `toupper`, `tolower`, `strchr`,
-//! `strrchr`, `lltostr` and `__copyin_arguments`, as bounded eBPF loops over the work area's string buffer 0.
+//! `strrchr`, `lltostr` and `__copyin_arguments`, as loops over the work area's string
+//! buffer 0 (bounded eBPF loops, or `bpf_loop` callbacks for `toupper`, `tolower` and
+//! `lltostr`'s digits, which the verifier would otherwise follow for every byte).
 //!
 //! The loops are shaped for the kernel's verifier, which follows every iteration: the
 //! bound is a constant (strsize, or 64 digits), the data-dependent exit tests a freshly
@@ -12,6 +14,7 @@
 use difvm::object::FaultCode;
 
 use super::code::{invert, FaultSite, FaultValue, ProgramCode};
+use super::loops::LoopBody;
 use super::memory::ScratchSize;
 use super::memory::{allocate_scratch, read_or_fault, scratch_address, Access};
 use super::registers::{SAVED_1, SPILL_0, SPILL_1, SPILL_2, STATE};
@@ -135,21 +138,37 @@ pub fn change_case(
     string_into_buffer(code, cx, 0, false, site);
     code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_0));
     let buffer = string_buffer(cx.layout(), 0) as i16;
-    let (first, shift) = if upper { (b'a', -32) } else { (b'A', 32) };
-    byte_loop(code, strsize, |code, exit| {
-        let keep = code.label();
-        code.emit(Insn::ldx_mem(MemSize::B, Reg::R4, Reg::R3, buffer));
-        exit_if_imm(code, JmpOp::Eq, Reg::R4, 0, exit);
-        code.emit(Insn::mov64_reg(Reg::R5, Reg::R4));
-        code.alu_imm(AluOp::Sub, Reg::R5, first as i32);
-        code.asm.jmp_imm_to(JmpOp::Ge, Reg::R5, 26, keep);
-        code.alu_imm(AluOp::Add, Reg::R4, shift);
-        code.emit(Insn::stx_mem(MemSize::B, Reg::R3, Reg::R4, buffer));
-        code.bind(keep);
-    });
+    // One bpf_loop callback per byte: the verifier checks its body once, where a
+    // bounded loop would be followed for every one of strsize bytes.
+    code.load_constant(Reg::R1, u64::from(strsize));
+    code.run_loop(LoopBody::ChangeCase { upper });
     code.load_constant(Reg::R0, buffer as u64);
     code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_1));
     work_area_to_scratch_string(code, cx, SPILL_1, SPILL_0, site);
+}
+
+/// The body of [`LoopBody::ChangeCase`]: byte r1 of string buffer 0 changes case; the
+/// NUL (or the end of the buffer) stops the loop.
+pub fn change_case_iteration(code: &mut ProgramCode, layout: &ProgramLayout, upper: bool) {
+    let stop = code.label();
+    let keep = code.label();
+    let buffer = string_buffer(layout, 0) as i16;
+    let (first, shift) = if upper { (b'a', -32) } else { (b'A', 32) };
+    code.asm
+        .jmp_imm_to(JmpOp::Ge, Reg::R1, layout.options.strsize as i32, stop);
+    code.emit(Insn::mov64_reg(Reg::R3, STATE));
+    code.alu_reg(AluOp::Add, Reg::R3, Reg::R1);
+    code.emit(Insn::ldx_mem(MemSize::B, Reg::R4, Reg::R3, buffer));
+    code.asm.jmp_imm_to(JmpOp::Eq, Reg::R4, 0, stop);
+    code.emit(Insn::mov64_reg(Reg::R5, Reg::R4));
+    code.alu_imm(AluOp::Sub, Reg::R5, first as i32);
+    code.asm.jmp_imm_to(JmpOp::Ge, Reg::R5, 26, keep);
+    code.alu_imm(AluOp::Add, Reg::R4, shift);
+    code.emit(Insn::stx_mem(MemSize::B, Reg::R3, Reg::R4, buffer));
+    code.bind(keep);
+    code.loop_return(false);
+    code.bind(stop);
+    code.loop_return(true);
 }
 
 /// `__copyin_arguments(start, end)` with `start` in SAVED_1 and `end` in the stack slot
@@ -264,26 +283,10 @@ pub fn integer_to_string(code: &mut ProgramCode, cx: &StatementContext<'_>, site
     code.store_state(magnitude, Reg::R1);
     code.store_state(base, Reg::R2);
     code.store_state_imm(count, 0);
-    // Digits, least significant first, written backwards.
-    byte_loop(code, 64, |code, exit| {
-        code.load_state(Reg::R4, magnitude);
-        exit_if_imm(code, JmpOp::Eq, Reg::R4, 0, exit);
-        code.load_state(Reg::R2, base);
-        exit_if_imm(code, JmpOp::Eq, Reg::R2, 0, exit);
-        code.emit(Insn::mov64_reg(Reg::R5, Reg::R4));
-        code.alu_reg(AluOp::Div, Reg::R5, Reg::R2);
-        code.store_state(magnitude, Reg::R5);
-        code.alu_reg(AluOp::Mod, Reg::R4, Reg::R2);
-        let decimal = code.label();
-        let stored = code.label();
-        code.asm.jmp_imm_to(JmpOp::Lt, Reg::R4, 10, decimal);
-        code.alu_imm(AluOp::Add, Reg::R4, b'a' as i32 - 10);
-        code.asm.ja_to(stored);
-        code.bind(decimal);
-        code.alu_imm(AluOp::Add, Reg::R4, b'0' as i32);
-        code.bind(stored);
-        push_character(code, end, count, Reg::R4);
-    });
+    // Digits, least significant first, written backwards, one bpf_loop callback per
+    // digit so that the verifier checks the division once rather than 64 times.
+    code.emit(Insn::mov64_imm(Reg::R1, 64));
+    code.run_loop(LoopBody::IntegerDigit);
     // Prefixes: "0x" (base 16, after a "0" digit for zero), "0" (zero, base 8), "-".
     let (value, base_slot) = (SPILL_1, SPILL_2);
     let push = |code: &mut ProgramCode, byte: u8| {
@@ -325,6 +328,39 @@ pub fn integer_to_string(code: &mut ProgramCode, cx: &StatementContext<'_>, site
     code.alu_reg(AluOp::Sub, Reg::R0, Reg::R3);
     code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_1));
     work_area_to_scratch_string(code, cx, SPILL_1, SPILL_0, site);
+}
+
+/// The body of [`LoopBody::IntegerDigit`]: the least significant digit of the
+/// magnitude in temporary word 0 (base in word 1) is pushed before the digits so far
+/// (count in word 2) and the magnitude divided by the base; a zero magnitude stops.
+pub fn integer_digit_iteration(code: &mut ProgramCode, layout: &ProgramLayout) {
+    let end = string_buffer(layout, 0) + DIGITS_END;
+    let (magnitude, base, count) = (
+        temporary_word(layout, 0),
+        temporary_word(layout, 1),
+        temporary_word(layout, 2),
+    );
+    let stop = code.label();
+    code.load_state(Reg::R4, magnitude);
+    code.asm.jmp_imm_to(JmpOp::Eq, Reg::R4, 0, stop);
+    code.load_state(Reg::R2, base);
+    code.asm.jmp_imm_to(JmpOp::Eq, Reg::R2, 0, stop);
+    code.emit(Insn::mov64_reg(Reg::R5, Reg::R4));
+    code.alu_reg(AluOp::Div, Reg::R5, Reg::R2);
+    code.store_state(magnitude, Reg::R5);
+    code.alu_reg(AluOp::Mod, Reg::R4, Reg::R2);
+    let decimal = code.label();
+    let stored = code.label();
+    code.asm.jmp_imm_to(JmpOp::Lt, Reg::R4, 10, decimal);
+    code.alu_imm(AluOp::Add, Reg::R4, b'a' as i32 - 10);
+    code.asm.ja_to(stored);
+    code.bind(decimal);
+    code.alu_imm(AluOp::Add, Reg::R4, b'0' as i32);
+    code.bind(stored);
+    push_character(code, end, count, Reg::R4);
+    code.loop_return(false);
+    code.bind(stop);
+    code.loop_return(true);
 }
 
 /// Counts one more character in the work-area word `count` and stores the byte in
