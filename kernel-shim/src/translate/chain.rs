@@ -30,7 +30,10 @@ use super::prune::prune_unreachable;
 use super::registers::{CONTEXT, STATE};
 use super::statement::emit_statement;
 use super::string_search::match_substring_iteration;
-use super::string_subroutines::{change_case_iteration, integer_digit_iteration};
+use super::string_subroutines::{
+    change_case_iteration, integer_digit_iteration, integer_parse_digit_iteration,
+    skip_blank_iteration,
+};
 use super::tokens::{
     delimiter_set_iteration, reset_tokens, token_end_iteration, token_start_iteration,
 };
@@ -164,6 +167,8 @@ fn emit_callbacks(code: &mut ProgramCode, layout: &ProgramLayout) {
             LoopBody::TokenEnd { copy } => token_end_iteration(code, layout, copy),
             LoopBody::ChangeCase { upper } => change_case_iteration(code, layout, upper),
             LoopBody::IntegerDigit => integer_digit_iteration(code, layout),
+            LoopBody::SkipBlank => skip_blank_iteration(code, layout),
+            LoopBody::IntegerParseDigit => integer_parse_digit_iteration(code, layout),
         }
         index += 1;
     }

@@ -31,4 +31,8 @@ pub enum LoopBody {
     ChangeCase { upper: bool },
     /// `lltostr`: one digit.
     IntegerDigit,
+    /// `strtoll`: one leading blank.
+    SkipBlank,
+    /// `strtoll`: one digit.
+    IntegerParseDigit,
 }

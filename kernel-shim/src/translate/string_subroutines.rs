@@ -567,15 +567,9 @@ struct IntegerParseWords {
 /// parsed as the interpreter's `strtoll` does (blanks, a sign, `0x` in base 16, then
 /// digits; overflow wraps). Bases outside 2..=36 fault with `illegal operation`.
 pub fn string_to_integer(code: &mut ProgramCode, cx: &StatementContext<'_>, site: FaultSite) {
-    let strsize = cx.layout().options.strsize;
-    let buffer = string_buffer(cx.layout(), 0);
-    let words = IntegerParseWords {
-        position: temporary_word(cx.layout(), 0),
-        value: temporary_word(cx.layout(), 1),
-        base: temporary_word(cx.layout(), 2),
-        negative: temporary_word(cx.layout(), 3),
-        length: temporary_word(cx.layout(), 4),
-    };
+    let layout = cx.layout();
+    let strsize = layout.options.strsize;
+    let words = IntegerParseWords::of(layout);
     let IntegerParseWords {
         position,
         value,
@@ -602,25 +596,14 @@ pub fn string_to_integer(code: &mut ProgramCode, cx: &StatementContext<'_>, site
     for word in [position, value, negative] {
         code.store_state_imm(word, 0);
     }
-    // r5 = the byte at the position plus `ahead` (the buffer is zero after the NUL).
     let byte_at = |code: &mut ProgramCode, ahead: i32, exit: Label| {
-        code.load_state(Reg::R5, position);
-        code.alu_imm(AluOp::Add, Reg::R5, ahead);
-        exit_if_imm(code, JmpOp::Ge, Reg::R5, strsize as i32, exit);
-        code.alu_reg(AluOp::Add, Reg::R5, STATE);
-        code.emit(Insn::ldx_mem(MemSize::B, Reg::R5, Reg::R5, buffer as i16));
+        parse_byte_at(code, layout, ahead, exit)
     };
-    // Blanks.
-    byte_loop(code, strsize, |code, exit| {
-        byte_at(code, 0, exit);
-        let blank = code.label();
-        code.asm.jmp_imm_to(JmpOp::Eq, Reg::R5, b' ' as i32, blank);
-        exit_if_imm(code, JmpOp::Ne, Reg::R5, b'\t' as i32, exit);
-        code.bind(blank);
-        code.load_state(Reg::R4, position);
-        code.alu_imm(AluOp::Add, Reg::R4, 1);
-        code.store_state(position, Reg::R4);
-    });
+    // Blanks, then (after the sign and prefix) digits, each byte in a bpf_loop
+    // callback: the verifier checks the bodies once, where bounded loops would be
+    // followed byte by byte (some 45,000 instructions per call).
+    code.load_constant(Reg::R1, u64::from(strsize));
+    code.run_loop(LoopBody::SkipBlank);
     // A sign.
     let signed = code.label();
     let unsigned = code.label();
@@ -661,7 +644,8 @@ pub fn string_to_integer(code: &mut ProgramCode, cx: &StatementContext<'_>, site
     code.alu_imm(AluOp::Add, Reg::R4, 2);
     code.store_state(position, Reg::R4);
     code.bind(no_prefix);
-    accumulate_digits(code, strsize, words, &byte_at);
+    code.load_constant(Reg::R1, u64::from(strsize));
+    code.run_loop(LoopBody::IntegerParseDigit);
     let done = code.label();
     code.load_state(Reg::R0, value);
     code.load_state(Reg::R1, negative);
@@ -670,23 +654,70 @@ pub fn string_to_integer(code: &mut ProgramCode, cx: &StatementContext<'_>, site
     code.bind(done);
 }
 
-/// The digits from the position on, while they are digits of the base: `value` becomes
-/// `value * base + digit` for each (`byte_at` reads the byte at the position plus its
-/// second argument into r5, or exits at its third).
-fn accumulate_digits(
-    code: &mut ProgramCode,
-    strsize: u32,
-    words: IntegerParseWords,
-    byte_at: &impl Fn(&mut ProgramCode, i32, Label),
-) {
+impl IntegerParseWords {
+    fn of(layout: &ProgramLayout) -> IntegerParseWords {
+        IntegerParseWords {
+            position: temporary_word(layout, 0),
+            value: temporary_word(layout, 1),
+            base: temporary_word(layout, 2),
+            negative: temporary_word(layout, 3),
+            length: temporary_word(layout, 4),
+        }
+    }
+}
+
+/// r5 = the byte of string buffer 0 at `strtoll()`'s position plus `ahead` (the buffer
+/// is zero after the NUL), or on to `exit` past the buffer.
+fn parse_byte_at(code: &mut ProgramCode, layout: &ProgramLayout, ahead: i32, exit: Label) {
+    let strsize = layout.options.strsize;
+    let buffer = string_buffer(layout, 0);
+    code.load_state(Reg::R5, IntegerParseWords::of(layout).position);
+    code.alu_imm(AluOp::Add, Reg::R5, ahead);
+    exit_if_imm(code, JmpOp::Ge, Reg::R5, strsize as i32, exit);
+    code.alu_reg(AluOp::Add, Reg::R5, STATE);
+    code.emit(Insn::ldx_mem(MemSize::B, Reg::R5, Reg::R5, buffer as i16));
+}
+
+/// A callback body: `body` goes on to its label to stop the loop, or falls through to
+/// the next iteration.
+fn loop_iteration(code: &mut ProgramCode, body: impl FnOnce(&mut ProgramCode, Label)) {
+    let stop = code.label();
+    body(code, stop);
+    code.loop_return(false);
+    code.bind(stop);
+    code.loop_return(true);
+}
+
+/// The body of [`LoopBody::SkipBlank`]: a blank or tab at `strtoll()`'s position is
+/// skipped; anything else stops.
+pub fn skip_blank_iteration(code: &mut ProgramCode, layout: &ProgramLayout) {
+    let position = IntegerParseWords::of(layout).position;
+    loop_iteration(code, |code, exit| {
+        parse_byte_at(code, layout, 0, exit);
+        let blank = code.label();
+        code.asm.jmp_imm_to(JmpOp::Eq, Reg::R5, b' ' as i32, blank);
+        exit_if_imm(code, JmpOp::Ne, Reg::R5, b'\t' as i32, exit);
+        code.bind(blank);
+        code.load_state(Reg::R4, position);
+        code.alu_imm(AluOp::Add, Reg::R4, 1);
+        code.store_state(position, Reg::R4);
+    });
+}
+
+/// The body of [`LoopBody::IntegerParseDigit`]: while the byte at `strtoll()`'s
+/// position is a digit of the base, `value` becomes `value * base + digit`.
+pub fn integer_parse_digit_iteration(code: &mut ProgramCode, layout: &ProgramLayout) {
     let IntegerParseWords {
         position,
         value,
         base,
         length,
         ..
-    } = words;
-    byte_loop(code, strsize, |code, exit| {
+    } = IntegerParseWords::of(layout);
+    let byte_at = |code: &mut ProgramCode, ahead: i32, exit: Label| {
+        parse_byte_at(code, layout, ahead, exit)
+    };
+    loop_iteration(code, |code, exit| {
         code.load_state(Reg::R4, position);
         code.load_state(Reg::R5, length);
         exit_if_reg_unsigned_not_less(code, Reg::R4, Reg::R5, exit);
