@@ -32,7 +32,7 @@ use super::statement::emit_statement;
 use super::string_search::match_substring_iteration;
 use super::string_subroutines::{
     change_case_iteration, integer_digit_iteration, integer_parse_digit_iteration,
-    skip_blank_iteration,
+    scan_back_iteration, skip_blank_iteration,
 };
 use super::tokens::{
     delimiter_set_iteration, reset_tokens, token_end_iteration, token_start_iteration,
@@ -169,6 +169,9 @@ fn emit_callbacks(code: &mut ProgramCode, layout: &ProgramLayout) {
             LoopBody::IntegerDigit => integer_digit_iteration(code, layout),
             LoopBody::SkipBlank => skip_blank_iteration(code, layout),
             LoopBody::IntegerParseDigit => integer_parse_digit_iteration(code, layout),
+            LoopBody::ScanBack { cursor, slash } => {
+                scan_back_iteration(code, layout, cursor, slash)
+            }
         }
         index += 1;
     }

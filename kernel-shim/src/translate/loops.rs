@@ -35,4 +35,7 @@ pub enum LoopBody {
     SkipBlank,
     /// `strtoll`: one digit.
     IntegerParseDigit,
+    /// `basename`, `dirname`: one step back over slashes (or over other bytes), the
+    /// position in this work-area word.
+    ScanBack { cursor: u32, slash: bool },
 }

@@ -444,11 +444,18 @@ pub fn substring(code: &mut ProgramCode, cx: &StatementContext<'_>, site: FaultS
 
 /// One backward scan of `basename`/`dirname`: while the position in the work-area
 /// word `cursor` is not negative and the byte of string buffer 0 there is (or, with
-/// `slash` false, is not) a slash, moves it back one.
+/// `slash` false, is not) a slash, moves it back one. Each step is a bpf_loop callback,
+/// which the verifier checks once rather than for every byte.
 fn scan_back(code: &mut ProgramCode, layout: &ProgramLayout, cursor: u32, slash: bool) {
+    code.load_constant(Reg::R1, u64::from(layout.options.strsize) + 1);
+    code.run_loop(LoopBody::ScanBack { cursor, slash });
+}
+
+/// The body of [`LoopBody::ScanBack`]: one step of [`scan_back`].
+pub fn scan_back_iteration(code: &mut ProgramCode, layout: &ProgramLayout, cursor: u32, slash: bool) {
     let strsize = layout.options.strsize;
     let buffer = string_buffer(layout, 0) as i16;
-    byte_loop(code, strsize + 1, |code, exit| {
+    loop_iteration(code, |code, exit| {
         code.load_state(Reg::R4, cursor);
         exit_if_imm(code, JmpOp::Slt, Reg::R4, 0, exit);
         exit_if_imm(code, JmpOp::Ge, Reg::R4, strsize as i32, exit);
