@@ -31,7 +31,7 @@ use super::registers::{CONTEXT, STATE};
 use super::statement::emit_statement;
 use super::string_search::match_substring_iteration;
 use super::string_subroutines::{
-    change_case_iteration, integer_digit_iteration, integer_parse_digit_iteration,
+    change_case_iteration, find_character_iteration, integer_digit_iteration, integer_parse_digit_iteration,
     scan_back_iteration, skip_blank_iteration,
 };
 use super::tokens::{
@@ -169,6 +169,7 @@ fn emit_callbacks(code: &mut ProgramCode, layout: &ProgramLayout) {
             LoopBody::IntegerDigit => integer_digit_iteration(code, layout),
             LoopBody::SkipBlank => skip_blank_iteration(code, layout),
             LoopBody::IntegerParseDigit => integer_parse_digit_iteration(code, layout),
+            LoopBody::FindCharacter { last } => find_character_iteration(code, layout, last),
             LoopBody::ScanBack { cursor, slash } => {
                 scan_back_iteration(code, layout, cursor, slash)
             }

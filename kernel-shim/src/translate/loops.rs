@@ -38,4 +38,6 @@ pub enum LoopBody {
     /// `basename`, `dirname`: one step back over slashes (or over other bytes), the
     /// position in this work-area word.
     ScanBack { cursor: u32, slash: bool },
+    /// `strchr`, `strrchr`: one byte compared with the character sought.
+    FindCharacter { last: bool },
 }

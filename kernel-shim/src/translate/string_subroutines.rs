@@ -226,11 +226,32 @@ pub fn find_character(
     code.alu_imm(AluOp::And, Reg::R2, 0xff);
     code.store_state(temporary_word(cx.layout(), 1), Reg::R2);
     code.store_state_imm(temporary_word(cx.layout(), 2), 0);
-    let buffer = string_buffer(cx.layout(), 0) as i16;
-    let found_word = temporary_word(cx.layout(), 1);
+    // One bpf_loop callback per byte, which the verifier checks once.
+    code.load_constant(Reg::R1, u64::from(strsize));
+    code.run_loop(LoopBody::FindCharacter { last });
     let result_word = temporary_word(cx.layout(), 2);
-    byte_loop(code, strsize, |code, exit| {
+    let none = code.label();
+    code.load_state(Reg::R0, result_word);
+    code.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, none);
+    code.emit(Insn::ldx_mem(MemSize::DW, Reg::R1, Reg::FP, SPILL_2));
+    code.alu_reg(AluOp::Add, Reg::R0, Reg::R1);
+    code.alu_imm(AluOp::Sub, Reg::R0, 1);
+    code.bind(none);
+}
+
+/// The body of [`LoopBody::FindCharacter`]: byte r1 of string buffer 0 against the
+/// character in temporary word 1; a match records its position + 1 in word 2 (and
+/// stops, unless looking for the last one); the NUL stops.
+pub fn find_character_iteration(code: &mut ProgramCode, layout: &ProgramLayout, last: bool) {
+    let strsize = layout.options.strsize;
+    let buffer = string_buffer(layout, 0) as i16;
+    let found_word = temporary_word(layout, 1);
+    let result_word = temporary_word(layout, 2);
+    loop_iteration(code, |code, exit| {
         let differs = code.label();
+        code.asm.jmp_imm_to(JmpOp::Ge, Reg::R1, strsize as i32, exit);
+        code.emit(Insn::mov64_reg(Reg::R3, STATE));
+        code.alu_reg(AluOp::Add, Reg::R3, Reg::R1);
         code.emit(Insn::ldx_mem(MemSize::B, Reg::R4, Reg::R3, buffer));
         code.load_state(Reg::R5, found_word);
         code.asm.jmp_reg_to(JmpOp::Ne, Reg::R4, Reg::R5, differs);
@@ -243,13 +264,6 @@ pub fn find_character(
         code.bind(differs);
         exit_if_imm(code, JmpOp::Eq, Reg::R4, 0, exit);
     });
-    let none = code.label();
-    code.load_state(Reg::R0, result_word);
-    code.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, none);
-    code.emit(Insn::ldx_mem(MemSize::DW, Reg::R1, Reg::FP, SPILL_2));
-    code.alu_reg(AluOp::Add, Reg::R0, Reg::R1);
-    code.alu_imm(AluOp::Sub, Reg::R0, 1);
-    code.bind(none);
 }
 
 /// `lltostr(value [, base])` with the value in `SPILL_1` and the base in `SPILL_2`:
