@@ -220,12 +220,14 @@ impl Assembler {
             match fixup.field {
                 FixupField::Immediate => {
                     let distance = target - (here + 1);
-                    instruction.imm = i32::try_from(distance).map_err(|_| out_of_range(distance))?;
+                    instruction.imm =
+                        i32::try_from(distance).map_err(|_| out_of_range(distance))?;
                     instructions.push(instruction);
                 }
                 FixupField::Offset if !long[index] => {
                     let distance = target - (here + 1);
-                    instruction.off = i16::try_from(distance).map_err(|_| out_of_range(distance))?;
+                    instruction.off =
+                        i16::try_from(distance).map_err(|_| out_of_range(distance))?;
                     instructions.push(instruction);
                 }
                 FixupField::Offset if is_unconditional_jump(instruction) => {

@@ -406,7 +406,6 @@ fn assembler_reports_label_errors() {
         assembler.finish(),
         Err(AssembleError::LabelBoundTwice { label: 0 })
     );
-
 }
 
 #[test]

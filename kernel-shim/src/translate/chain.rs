@@ -31,8 +31,8 @@ use super::registers::{CONTEXT, STATE};
 use super::statement::emit_statement;
 use super::string_search::match_substring_iteration;
 use super::string_subroutines::{
-    change_case_iteration, find_character_iteration, integer_digit_iteration, integer_parse_digit_iteration,
-    scan_back_iteration, skip_blank_iteration,
+    change_case_iteration, find_character_iteration, integer_digit_iteration,
+    integer_parse_digit_iteration, scan_back_iteration, skip_blank_iteration,
 };
 use super::tokens::{
     delimiter_set_iteration, reset_tokens, token_end_iteration, token_start_iteration,

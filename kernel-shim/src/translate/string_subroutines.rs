@@ -249,7 +249,8 @@ pub fn find_character_iteration(code: &mut ProgramCode, layout: &ProgramLayout, 
     let result_word = temporary_word(layout, 2);
     loop_iteration(code, |code, exit| {
         let differs = code.label();
-        code.asm.jmp_imm_to(JmpOp::Ge, Reg::R1, strsize as i32, exit);
+        code.asm
+            .jmp_imm_to(JmpOp::Ge, Reg::R1, strsize as i32, exit);
         code.emit(Insn::mov64_reg(Reg::R3, STATE));
         code.alu_reg(AluOp::Add, Reg::R3, Reg::R1);
         code.emit(Insn::ldx_mem(MemSize::B, Reg::R4, Reg::R3, buffer));
@@ -466,7 +467,12 @@ fn scan_back(code: &mut ProgramCode, layout: &ProgramLayout, cursor: u32, slash:
 }
 
 /// The body of [`LoopBody::ScanBack`]: one step of [`scan_back`].
-pub fn scan_back_iteration(code: &mut ProgramCode, layout: &ProgramLayout, cursor: u32, slash: bool) {
+pub fn scan_back_iteration(
+    code: &mut ProgramCode,
+    layout: &ProgramLayout,
+    cursor: u32,
+    slash: bool,
+) {
     let strsize = layout.options.strsize;
     let buffer = string_buffer(layout, 0) as i16;
     loop_iteration(code, |code, exit| {
@@ -617,9 +623,8 @@ pub fn string_to_integer(code: &mut ProgramCode, cx: &StatementContext<'_>, site
     for word in [position, value, negative] {
         code.store_state_imm(word, 0);
     }
-    let byte_at = |code: &mut ProgramCode, ahead: i32, exit: Label| {
-        parse_byte_at(code, layout, ahead, exit)
-    };
+    let byte_at =
+        |code: &mut ProgramCode, ahead: i32, exit: Label| parse_byte_at(code, layout, ahead, exit);
     // Blanks, then (after the sign and prefix) digits, each byte in a bpf_loop
     // callback: the verifier checks the bodies once, where bounded loops would be
     // followed byte by byte (some 45,000 instructions per call).
@@ -735,9 +740,8 @@ pub fn integer_parse_digit_iteration(code: &mut ProgramCode, layout: &ProgramLay
         length,
         ..
     } = IntegerParseWords::of(layout);
-    let byte_at = |code: &mut ProgramCode, ahead: i32, exit: Label| {
-        parse_byte_at(code, layout, ahead, exit)
-    };
+    let byte_at =
+        |code: &mut ProgramCode, ahead: i32, exit: Label| parse_byte_at(code, layout, ahead, exit);
     loop_iteration(code, |code, exit| {
         code.load_state(Reg::R4, position);
         code.load_state(Reg::R5, length);
