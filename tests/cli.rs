@@ -237,6 +237,31 @@ fn freopen_redirects_output_and_an_empty_format_restores_it() {
     );
 }
 
+/// The output is bytes: a raw byte in a `freopen()` path names that byte, and a raw byte
+/// printed to the file reaches it unchanged.
+#[test]
+fn freopen_path_and_output_keep_raw_bytes() {
+    use std::os::unix::ffi::OsStrExt;
+    let scratch = common::live::ScratchDirectory::new("freopen_path_and_output_keep_raw_bytes");
+    let marker = scratch.write("marker.txt", "");
+    let directory = marker.parent().expect("scratch directory");
+    let outcome = dtrace(&[
+        "-x",
+        "engine=vm",
+        "-w",
+        "-q",
+        "-n",
+        r#"BEGIN { freopen("%s/raw\xfb.txt", $$1); printf("x\xfb%c\n", 252); freopen(""); exit(0); }"#,
+        directory.to_str().expect("utf-8 path"),
+    ]);
+    assert_eq!((outcome.status, outcome.stderr.as_str()), (0, ""));
+    let path = directory.join(std::ffi::OsStr::from_bytes(b"raw\xfb.txt"));
+    assert_eq!(
+        std::fs::read(&path).expect("read the file with a raw byte in its name"),
+        b"x\xfb\xfc\n"
+    );
+}
+
 /// A file `freopen()` cannot open is a library error on the enabled probe; tracing goes
 /// on with the output it had.
 #[test]

@@ -292,7 +292,7 @@ impl<'o> Session<'o> {
 
     fn write(&mut self, text: &str) -> Result<(), String> {
         self.current_output()
-            .write_all(text.as_bytes())
+            .write_all(&crate::render::raw_text::output_bytes(text))
             .map_err(|error| format!("failed to write output: {error}"))
     }
 
@@ -322,11 +322,17 @@ impl<'o> Session<'o> {
         let reopened = if path == FREOPEN_RESTORE_TOKEN {
             None
         } else {
-            match OutputFile::open_for_appending(path) {
+            // The path is bytes, like the output: a raw byte in it names that byte.
+            let path_bytes = crate::render::raw_text::output_bytes(path);
+            let file_path =
+                <std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(&path_bytes);
+            match OutputFile::open_for_appending(file_path) {
                 Ok(file) => Some(file),
                 Err(error) => {
+                    // Messages are text: a raw byte of the path shows as U+FFFD there.
                     let message = format!(
-                        "couldn't freopen() \"{path}\": {}",
+                        "couldn't freopen() \"{}\": {}",
+                        String::from_utf8_lossy(&path_bytes),
                         describe_io_error(&error)
                     );
                     self.report(&library_error_message(
@@ -501,9 +507,14 @@ impl<'o> Session<'o> {
                 {
                     self.write_pending(text)?;
                     let _ = self.current_output().flush();
+                    // The command is bytes, as the output is: a raw byte in it reaches the
+                    // shell unchanged.
+                    let command = crate::render::raw_text::output_bytes(&command);
                     let _ = std::process::Command::new("/bin/sh")
                         .arg("-c")
-                        .arg(&command)
+                        .arg(
+                            <std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(&command),
+                        )
                         .status();
                 }
             }

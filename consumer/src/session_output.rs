@@ -85,7 +85,7 @@ pub struct OutputFile {
 
 impl OutputFile {
     /// Opens `path` for appending, creating it if it does not exist.
-    pub fn open_for_appending(path: &str) -> io::Result<OutputFile> {
+    pub fn open_for_appending(path: impl AsRef<std::path::Path>) -> io::Result<OutputFile> {
         let file = OpenOptions::new().create(true).append(true).open(path)?;
         Ok(OutputFile {
             writer: BufWriter::new(file),

@@ -40,8 +40,9 @@ pub struct FormatString {
 /// One piece of a format string.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum FormatPiece {
-    /// Text printed as is (escape sequences were already processed by the lexer).
-    Literal(String),
+    /// Text printed as is (escape sequences were already processed by the lexer). It is
+    /// bytes, not UTF-8: a `"\xfb"` in a format prints the byte 0xfb.
+    Literal(Vec<u8>),
     Conversion(Conversion),
 }
 

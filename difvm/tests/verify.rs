@@ -591,9 +591,9 @@ fn two_integers_format() -> PrintfFormat {
         parsed: Ok(FormatString {
             pieces: vec![
                 integer(1),
-                FormatPiece::Literal(" ".to_string()),
+                FormatPiece::Literal(b" ".to_vec()),
                 integer(2),
-                FormatPiece::Literal("\n".to_string()),
+                FormatPiece::Literal(b"\n".to_vec()),
             ],
         }),
     }

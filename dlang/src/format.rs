@@ -28,13 +28,19 @@ pub use difvm::format::{
 /// Parsing format strings, the compiler's side of [`FormatString`].
 pub trait ParseFormat: Sized {
     /// Parses a format string. An empty string gives no pieces.
-    fn parse(format: &str) -> Result<Self, FormatError>;
+    fn parse(format: &str) -> Result<Self, FormatError> {
+        Self::parse_bytes(format.as_bytes())
+    }
+
+    /// Parses a format string as the program's string constant holds it: bytes, which
+    /// need not be UTF-8 (a `"\xfb"` in the literal text prints the byte 0xfb).
+    fn parse_bytes(format: &[u8]) -> Result<Self, FormatError>;
 }
 
 impl ParseFormat for FormatString {
-    fn parse(format: &str) -> Result<FormatString, FormatError> {
+    fn parse_bytes(format: &[u8]) -> Result<FormatString, FormatError> {
         FormatParser {
-            bytes: format.as_bytes(),
+            bytes: format,
             position: 0,
             conversions: 0,
         }
@@ -369,8 +375,8 @@ impl FormatParser<'_> {
         Ok(FormatString { pieces })
     }
 
-    fn text(&self, start: usize, end: usize) -> String {
-        String::from_utf8_lossy(&self.bytes[start..end]).into_owned()
+    fn text(&self, start: usize, end: usize) -> Vec<u8> {
+        self.bytes[start..end].to_vec()
     }
 
     fn error(&self, message: String) -> FormatError {
@@ -489,7 +495,7 @@ impl FormatParser<'_> {
             }
         }
 
-        let text = self.text(start, self.position);
+        let text = String::from_utf8_lossy(&self.bytes[start..self.position]).into_owned();
         let Some((behavior, _)) = lookup_conversion(&name) else {
             return Err(self.error(format!("is undefined: %{}", name)));
         };

@@ -17,7 +17,9 @@ fn describe(format: &str) -> String {
     let mut parts = Vec::new();
     for piece in &parsed.pieces {
         match piece {
-            FormatPiece::Literal(text) => parts.push(format!("{:?}", text)),
+            FormatPiece::Literal(text) => {
+                parts.push(format!("{:?}", String::from_utf8_lossy(text)))
+            }
             FormatPiece::Conversion(conversion) => {
                 let f = conversion.flags;
                 let mut flags = String::new();

@@ -31,7 +31,7 @@ pub fn render_bytes(out: &mut String, bytes: &[u8], width: usize, quiet: bool, f
             }
             Some(end) if end > 0 && bytes[end] == 0 && bytes[end..].iter().all(|&b| b == 0) => {
                 if quiet {
-                    out.push_str(&String::from_utf8_lossy(&bytes[..end]));
+                    crate::render::raw_text::push_bytes(out, &bytes[..end]);
                 } else {
                     out.push_str("  ");
                     format_bytes_as_string(out, &spec, &bytes[..end]);

@@ -108,15 +108,15 @@ pub fn format_unsigned(out: &mut String, spec: &CFormatSpec, value: u64, radix: 
 }
 
 /// `%s` of a byte string: at most `precision` bytes, padded with spaces to the width
-/// (the `0` flag does not apply to strings). Bytes that are not UTF-8 are replaced, but
-/// the padding is computed on the original byte count as C does.
+/// (the `0` flag does not apply to strings), counted in bytes as C does. Bytes that are
+/// not UTF-8 are kept as raw-byte escapes, so they reach the output unchanged.
 pub fn format_bytes_as_string(out: &mut String, spec: &CFormatSpec, bytes: &[u8]) {
     let bytes = match spec.precision {
         Some(precision) if precision < bytes.len() => &bytes[..precision],
         _ => bytes,
     };
     let padding = spec.width.saturating_sub(bytes.len());
-    let text = String::from_utf8_lossy(bytes);
+    let text = crate::render::raw_text::text_of_bytes(bytes);
     if spec.left_justify {
         out.push_str(&text);
         push_repeated(out, ' ', padding);

@@ -8,6 +8,8 @@
 //! aggregation state ([`aggregation_view`]).
 //!
 //! Printers append to the `String` they are given; the session writes it to its output.
+//! Bytes of traced data that are not UTF-8 are held in that `String` as [`raw_text`]
+//! escapes, which the session turns back into the raw bytes when it writes.
 
 pub mod aggregation;
 pub mod aggregation_sorting;
@@ -19,6 +21,7 @@ pub mod histogram;
 pub mod packed_histogram;
 pub mod print_layout;
 pub mod printf;
+pub mod raw_text;
 pub mod symbols;
 pub mod trace;
 pub mod value_histogram;

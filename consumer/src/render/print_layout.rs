@@ -194,7 +194,7 @@ impl LayoutWriter<'_, '_> {
             PrintedShape::String | PrintedShape::Array { .. } => {
                 let bytes = self.bytes_at(bit_offset, entry.size);
                 let text = printable_text(bytes).unwrap_or_default();
-                format!("\"{}\"", String::from_utf8_lossy(text))
+                format!("\"{}\"", crate::render::raw_text::text_of_bytes(text))
             }
             PrintedShape::Struct { .. } | PrintedShape::Union { .. } | PrintedShape::Opaque => {
                 String::new()

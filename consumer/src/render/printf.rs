@@ -119,7 +119,7 @@ fn format_with(
     for piece in &format.pieces {
         let conversion = match piece {
             FormatPiece::Literal(text) => {
-                out.push_str(text);
+                crate::render::raw_text::push_bytes(out, text);
                 continue;
             }
             FormatPiece::Conversion(conversion) => conversion,

@@ -341,7 +341,7 @@ impl TraceRenderer {
             RecordValue::Pointer(address) => render_trace_integer(out, address, 8, false, quiet),
             RecordValue::String(bytes) => {
                 if quiet {
-                    out.push_str(&String::from_utf8_lossy(bytes));
+                    crate::render::raw_text::push_bytes(out, bytes);
                 } else {
                     out.push_str("  ");
                     let spec = CFormatSpec {

@@ -264,7 +264,7 @@ impl Analyzer<'_> {
         };
         let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
         let text = String::from_utf8_lossy(&bytes[..end]).into_owned();
-        let parsed = FormatString::parse(&text)
+        let parsed = FormatString::parse_bytes(&bytes[..end])
             .map_err(|failure| failure.to_diagnostic(argument.span.clone()))?;
         Ok((text, parsed))
     }
