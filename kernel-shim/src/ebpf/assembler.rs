@@ -3,13 +3,13 @@
 //!
 //! Jumps, BPF-to-BPF calls and function-address loads name a `Label`; `bind` fixes the label
 //! to the next instruction slot; `finish` patches every reference with the slot distance the
-//! encoding wants (`target - (slot + 1)`) and fails, without panicking, on a label never
-//! bound or a distance that does not fit the field.
+//! encoding wants (`target - (slot + 1)`), relaxing jumps too long for the kernel's 16-bit
+//! offset into `gotol` sequences, and fails, without panicking, on a label never bound.
 
 use std::fmt;
 
 use super::insn::{Insn, JmpOp, Reg};
-use super::opcode::BPF_PSEUDO_FUNC;
+use super::opcode::{BPF_JA, BPF_JMP, BPF_PSEUDO_FUNC};
 
 /// A position in the program, known now or bound later.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -64,6 +64,18 @@ impl fmt::Display for AssembleError {
 }
 
 impl std::error::Error for AssembleError {}
+
+/// The longest distance left in a jump's 16-bit offset; longer jumps are relaxed. It is
+/// a quarter of what the offset holds because the kernel's verifier rewrites the program
+/// after checking it (inlined helpers and map lookups, zero extensions, context accesses)
+/// and refuses it ("insn N cannot be patched due to 16-bit range") when the rewriting
+/// pushes a jump's distance past the offset.
+const LONGEST_OFFSET_JUMP: i64 = i16::MAX as i64 / 4;
+
+/// Whether `instruction` is `goto` (which relaxes to `gotol` in place).
+fn is_unconditional_jump(instruction: Insn) -> bool {
+    instruction.code == BPF_JMP | BPF_JA
+}
 
 /// Collects instructions and resolves label references when finished.
 #[derive(Debug, Default)]
@@ -148,11 +160,17 @@ impl Assembler {
     }
 
     /// Resolves every label reference and returns the program.
+    ///
+    /// A jump whose distance is longer than [`LONGEST_OFFSET_JUMP`] is relaxed: an unconditional
+    /// one becomes a `gotol` (32-bit distance in the immediate), a conditional one
+    /// `if cond goto +1; goto +1; gotol label`, which keeps the condition as it is (no
+    /// inverse is needed, so `JSET` relaxes too). Relaxing a jump lengthens the code it
+    /// spans, so the long jumps are found again until none is added.
     pub fn finish(self) -> Result<Vec<Insn>, AssembleError> {
         if let Some(error) = self.first_error {
             return Err(error);
         }
-        let mut instructions = self.instructions;
+        let mut targets = Vec::with_capacity(self.fixups.len());
         for fixup in &self.fixups {
             let target = self
                 .label_positions
@@ -163,26 +181,90 @@ impl Assembler {
                     label: fixup.label.0,
                     referenced_at: fixup.slot,
                 })?;
-            let distance = target as i64 - (fixup.slot as i64 + 1);
-            let instruction = &mut instructions[fixup.slot];
-            match fixup.field {
-                FixupField::Offset => {
-                    instruction.off =
-                        i16::try_from(distance).map_err(|_| AssembleError::JumpOutOfRange {
-                            slot: fixup.slot,
-                            distance,
-                        })?;
+            targets.push(target);
+        }
+        let mut long = vec![false; self.fixups.len()];
+        let positions = loop {
+            let positions = self.relaxed_positions(&long);
+            let mut added = false;
+            for (index, fixup) in self.fixups.iter().enumerate() {
+                if fixup.field != FixupField::Offset || long[index] {
+                    continue;
                 }
+                let distance =
+                    positions[targets[index]] as i64 - (positions[fixup.slot] as i64 + 1);
+                if distance.abs() > LONGEST_OFFSET_JUMP {
+                    long[index] = true;
+                    added = true;
+                }
+            }
+            if !added {
+                break positions;
+            }
+        };
+        let mut fixup_at = vec![None; self.instructions.len()];
+        for (index, fixup) in self.fixups.iter().enumerate() {
+            fixup_at[fixup.slot] = Some(index);
+        }
+        let mut instructions = Vec::with_capacity(positions[self.instructions.len()]);
+        for (slot, &instruction) in self.instructions.iter().enumerate() {
+            let Some(index) = fixup_at[slot] else {
+                instructions.push(instruction);
+                continue;
+            };
+            let fixup = self.fixups[index];
+            let target = positions[targets[index]] as i64;
+            let here = positions[slot] as i64;
+            let mut instruction = instruction;
+            let out_of_range = |distance: i64| AssembleError::JumpOutOfRange { slot, distance };
+            match fixup.field {
                 FixupField::Immediate => {
+                    let distance = target - (here + 1);
                     instruction.imm =
-                        i32::try_from(distance).map_err(|_| AssembleError::JumpOutOfRange {
-                            slot: fixup.slot,
-                            distance,
-                        })?;
+                        i32::try_from(distance).map_err(|_| out_of_range(distance))?;
+                    instructions.push(instruction);
+                }
+                FixupField::Offset if !long[index] => {
+                    let distance = target - (here + 1);
+                    instruction.off =
+                        i16::try_from(distance).map_err(|_| out_of_range(distance))?;
+                    instructions.push(instruction);
+                }
+                FixupField::Offset if is_unconditional_jump(instruction) => {
+                    let distance = target - (here + 1);
+                    let imm = i32::try_from(distance).map_err(|_| out_of_range(distance))?;
+                    instructions.push(Insn::gotol(imm));
+                }
+                FixupField::Offset => {
+                    let distance = target - (here + 3);
+                    let imm = i32::try_from(distance).map_err(|_| out_of_range(distance))?;
+                    instruction.off = 1;
+                    instructions.push(instruction);
+                    instructions.push(Insn::ja(1));
+                    instructions.push(Insn::gotol(imm));
                 }
             }
         }
         Ok(instructions)
+    }
+
+    /// The slot every original slot (and the end, at index `len`) moves to when the
+    /// conditional jumps marked in `long` take three slots.
+    fn relaxed_positions(&self, long: &[bool]) -> Vec<usize> {
+        let mut growth = vec![0usize; self.instructions.len()];
+        for (index, fixup) in self.fixups.iter().enumerate() {
+            if long[index] && !is_unconditional_jump(self.instructions[fixup.slot]) {
+                growth[fixup.slot] = 2;
+            }
+        }
+        let mut positions = Vec::with_capacity(self.instructions.len() + 1);
+        let mut position = 0;
+        for extra in growth {
+            positions.push(position);
+            position += 1 + extra;
+        }
+        positions.push(position);
+        positions
     }
 
     fn emit_with_fixup(&mut self, instruction: Insn, label: Label, field: FixupField) {

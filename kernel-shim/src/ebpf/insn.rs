@@ -506,6 +506,13 @@ impl Insn {
         Insn::new(BPF_JMP | BPF_JA, 0, 0, off, 0)
     }
 
+    /// `gotol pc+imm`: the unconditional jump whose distance is a 32-bit immediate
+    /// (`BPF_JMP32 | BPF_JA`, Linux 6.4 and later), for distances a 16-bit offset cannot
+    /// hold.
+    pub const fn gotol(imm: i32) -> Insn {
+        Insn::new(BPF_JMP32 | BPF_JA, 0, 0, 0, imm)
+    }
+
     /// `call helper`: arguments in r1–r5, result in r0; r1–r5 are clobbered.
     pub const fn call(helper: Helper) -> Insn {
         Insn::call_helper_number(helper.number())

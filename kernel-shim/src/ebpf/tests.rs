@@ -406,22 +406,33 @@ fn assembler_reports_label_errors() {
         assembler.finish(),
         Err(AssembleError::LabelBoundTwice { label: 0 })
     );
+}
 
+#[test]
+fn assembler_relaxes_jumps_too_long_for_an_offset() {
+    // An unconditional jump becomes gotol in place; a conditional one keeps its
+    // condition and jumps over a `goto +1` onto a gotol; a short jump spanning the
+    // added slots is lengthened by them.
     let mut assembler = Assembler::new();
     let far = assembler.new_label();
+    let near = assembler.new_label();
+    assembler.jmp_imm_to(JmpOp::Set, Reg::R1, 8, near);
     assembler.ja_to(far);
+    assembler.jmp_imm_to(JmpOp::Eq, Reg::R1, 0, far);
+    assembler.bind(near);
     for _ in 0..40_000 {
         assembler.emit(Insn::mov64_imm(Reg::R0, 0));
     }
     assembler.bind(far);
     assembler.emit(Insn::exit());
-    assert_eq!(
-        assembler.finish(),
-        Err(AssembleError::JumpOutOfRange {
-            slot: 0,
-            distance: 40_000
-        })
-    );
+    let instructions = assembler.finish().expect("relaxed");
+    assert_eq!(instructions.len(), 40_006);
+    assert_eq!(instructions[0], Insn::jmp_imm(JmpOp::Set, Reg::R1, 8, 4));
+    assert_eq!(instructions[1], Insn::gotol(40_003));
+    assert_eq!(instructions[2], Insn::jmp_imm(JmpOp::Eq, Reg::R1, 0, 1));
+    assert_eq!(instructions[3], Insn::ja(1));
+    assert_eq!(instructions[4], Insn::gotol(40_000));
+    assert_eq!(instructions[40_005], Insn::exit());
 }
 
 #[test]

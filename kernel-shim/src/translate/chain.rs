@@ -30,6 +30,10 @@ use super::prune::prune_unreachable;
 use super::registers::{CONTEXT, STATE};
 use super::statement::emit_statement;
 use super::string_search::match_substring_iteration;
+use super::string_subroutines::{
+    change_case_iteration, find_character_iteration, integer_digit_iteration,
+    integer_parse_digit_iteration, scan_back_iteration, skip_blank_iteration,
+};
 use super::tokens::{
     delimiter_set_iteration, reset_tokens, token_end_iteration, token_start_iteration,
 };
@@ -161,6 +165,14 @@ fn emit_callbacks(code: &mut ProgramCode, layout: &ProgramLayout) {
             LoopBody::DelimiterSet => delimiter_set_iteration(code, layout),
             LoopBody::TokenStart { copy } => token_start_iteration(code, layout, copy),
             LoopBody::TokenEnd { copy } => token_end_iteration(code, layout, copy),
+            LoopBody::ChangeCase { upper } => change_case_iteration(code, layout, upper),
+            LoopBody::IntegerDigit => integer_digit_iteration(code, layout),
+            LoopBody::SkipBlank => skip_blank_iteration(code, layout),
+            LoopBody::IntegerParseDigit => integer_parse_digit_iteration(code, layout),
+            LoopBody::FindCharacter { last } => find_character_iteration(code, layout, last),
+            LoopBody::ScanBack { cursor, slash } => {
+                scan_back_iteration(code, layout, cursor, slash)
+            }
         }
         index += 1;
     }

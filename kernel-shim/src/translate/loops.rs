@@ -27,4 +27,17 @@ pub enum LoopBody {
     TokenStart { copy: u32 },
     /// `strtok`: one byte of the token.
     TokenEnd { copy: u32 },
+    /// `toupper` / `tolower`: one byte of string buffer 0.
+    ChangeCase { upper: bool },
+    /// `lltostr`: one digit.
+    IntegerDigit,
+    /// `strtoll`: one leading blank.
+    SkipBlank,
+    /// `strtoll`: one digit.
+    IntegerParseDigit,
+    /// `basename`, `dirname`: one step back over slashes (or over other bytes), the
+    /// position in this work-area word.
+    ScanBack { cursor: u32, slash: bool },
+    /// `strchr`, `strrchr`: one byte compared with the character sought.
+    FindCharacter { last: bool },
 }

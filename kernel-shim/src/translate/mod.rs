@@ -23,7 +23,11 @@
 //! storage, and a fault inside them only counts.
 //!
 //! Loops that would nest (`index()` tries every position, `cleanpath()` backs up inside
-//! its walk over the path) run through `bpf_loop` callbacks (see `loops`); the kernel
+//! its walk over the path), and the byte and digit loops of `toupper()`, `tolower()`,
+//! `strchr()`, `strrchr()`, `basename()`, `dirname()`, `lltostr()` and `strtoll()`,
+//! which the verifier would otherwise follow once per byte, against its limit of a
+//! million instructions for the whole program, run through `bpf_loop` callbacks (see
+//! `loops`); the kernel
 //! accepts those only with BTF typing every function of the program, so a program is
 //! returned as a [`TranslatedProgram`] that knows its functions and loads itself with
 //! that BTF ([`TranslatedProgram::load`]).

@@ -44,8 +44,15 @@ fn flow(instructions: &[Insn], index: usize) -> Flow {
         }
         BPF_CALL => Flow::Next,
         BPF_JA if instruction_class == BPF_JMP => Flow::Jump(target(instruction.off as i64)),
+        // `gotol`: the distance is in the immediate.
+        BPF_JA => Flow::Jump(target(instruction.imm as i64)),
         _ => Flow::Branch(target(instruction.off as i64)),
     }
+}
+
+/// Whether `instruction` is `gotol` (`BPF_JMP32 | BPF_JA`, distance in the immediate).
+fn is_gotol(instruction: Insn) -> bool {
+    class(instruction.code) == BPF_JMP32 && operation(instruction.code) == BPF_JA
 }
 
 /// The width of the instruction at `index` in slots.
@@ -102,6 +109,10 @@ pub fn prune_unreachable(instructions: Vec<Insn>) -> Vec<Insn> {
         let mut instruction = instructions[index];
         let new_index = positions[index] as i64;
         match flow(&instructions, index) {
+            Flow::Jump(target) if is_gotol(instruction) => {
+                instruction.imm = (positions[target.min(count)] as i64 - new_index - 1) as i32;
+            }
+            // Removing slots only shortens distances, so an offset that held one still does.
             Flow::Jump(target) | Flow::Branch(target) => {
                 instruction.off = (positions[target.min(count)] as i64 - new_index - 1) as i16;
             }

@@ -1,5 +1,7 @@
 //! String subroutines that walk a string byte by byte: `toupper`, `tolower`, `strchr`,
-//! `strrchr`, `lltostr` and `__copyin_arguments`, as bounded eBPF loops over the work area's string buffer 0.
+//! `strrchr`, `lltostr` and `__copyin_arguments`, as loops over the work area's string
+//! buffer 0 (bounded eBPF loops, or `bpf_loop` callbacks for `toupper`, `tolower` and
+//! `lltostr`'s digits, which the verifier would otherwise follow for every byte).
 //!
 //! The loops are shaped for the kernel's verifier, which follows every iteration: the
 //! bound is a constant (strsize, or 64 digits), the data-dependent exit tests a freshly
@@ -12,6 +14,7 @@
 use difvm::object::FaultCode;
 
 use super::code::{invert, FaultSite, FaultValue, ProgramCode};
+use super::loops::LoopBody;
 use super::memory::ScratchSize;
 use super::memory::{allocate_scratch, read_or_fault, scratch_address, Access};
 use super::registers::{SAVED_1, SPILL_0, SPILL_1, SPILL_2, STATE};
@@ -135,21 +138,37 @@ pub fn change_case(
     string_into_buffer(code, cx, 0, false, site);
     code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_0));
     let buffer = string_buffer(cx.layout(), 0) as i16;
-    let (first, shift) = if upper { (b'a', -32) } else { (b'A', 32) };
-    byte_loop(code, strsize, |code, exit| {
-        let keep = code.label();
-        code.emit(Insn::ldx_mem(MemSize::B, Reg::R4, Reg::R3, buffer));
-        exit_if_imm(code, JmpOp::Eq, Reg::R4, 0, exit);
-        code.emit(Insn::mov64_reg(Reg::R5, Reg::R4));
-        code.alu_imm(AluOp::Sub, Reg::R5, first as i32);
-        code.asm.jmp_imm_to(JmpOp::Ge, Reg::R5, 26, keep);
-        code.alu_imm(AluOp::Add, Reg::R4, shift);
-        code.emit(Insn::stx_mem(MemSize::B, Reg::R3, Reg::R4, buffer));
-        code.bind(keep);
-    });
+    // One bpf_loop callback per byte: the verifier checks its body once, where a
+    // bounded loop would be followed for every one of strsize bytes.
+    code.load_constant(Reg::R1, u64::from(strsize));
+    code.run_loop(LoopBody::ChangeCase { upper });
     code.load_constant(Reg::R0, buffer as u64);
     code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_1));
     work_area_to_scratch_string(code, cx, SPILL_1, SPILL_0, site);
+}
+
+/// The body of [`LoopBody::ChangeCase`]: byte r1 of string buffer 0 changes case; the
+/// NUL (or the end of the buffer) stops the loop.
+pub fn change_case_iteration(code: &mut ProgramCode, layout: &ProgramLayout, upper: bool) {
+    let stop = code.label();
+    let keep = code.label();
+    let buffer = string_buffer(layout, 0) as i16;
+    let (first, shift) = if upper { (b'a', -32) } else { (b'A', 32) };
+    code.asm
+        .jmp_imm_to(JmpOp::Ge, Reg::R1, layout.options.strsize as i32, stop);
+    code.emit(Insn::mov64_reg(Reg::R3, STATE));
+    code.alu_reg(AluOp::Add, Reg::R3, Reg::R1);
+    code.emit(Insn::ldx_mem(MemSize::B, Reg::R4, Reg::R3, buffer));
+    code.asm.jmp_imm_to(JmpOp::Eq, Reg::R4, 0, stop);
+    code.emit(Insn::mov64_reg(Reg::R5, Reg::R4));
+    code.alu_imm(AluOp::Sub, Reg::R5, first as i32);
+    code.asm.jmp_imm_to(JmpOp::Ge, Reg::R5, 26, keep);
+    code.alu_imm(AluOp::Add, Reg::R4, shift);
+    code.emit(Insn::stx_mem(MemSize::B, Reg::R3, Reg::R4, buffer));
+    code.bind(keep);
+    code.loop_return(false);
+    code.bind(stop);
+    code.loop_return(true);
 }
 
 /// `__copyin_arguments(start, end)` with `start` in SAVED_1 and `end` in the stack slot
@@ -207,11 +226,33 @@ pub fn find_character(
     code.alu_imm(AluOp::And, Reg::R2, 0xff);
     code.store_state(temporary_word(cx.layout(), 1), Reg::R2);
     code.store_state_imm(temporary_word(cx.layout(), 2), 0);
-    let buffer = string_buffer(cx.layout(), 0) as i16;
-    let found_word = temporary_word(cx.layout(), 1);
+    // One bpf_loop callback per byte, which the verifier checks once.
+    code.load_constant(Reg::R1, u64::from(strsize));
+    code.run_loop(LoopBody::FindCharacter { last });
     let result_word = temporary_word(cx.layout(), 2);
-    byte_loop(code, strsize, |code, exit| {
+    let none = code.label();
+    code.load_state(Reg::R0, result_word);
+    code.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, none);
+    code.emit(Insn::ldx_mem(MemSize::DW, Reg::R1, Reg::FP, SPILL_2));
+    code.alu_reg(AluOp::Add, Reg::R0, Reg::R1);
+    code.alu_imm(AluOp::Sub, Reg::R0, 1);
+    code.bind(none);
+}
+
+/// The body of [`LoopBody::FindCharacter`]: byte r1 of string buffer 0 against the
+/// character in temporary word 1; a match records its position + 1 in word 2 (and
+/// stops, unless looking for the last one); the NUL stops.
+pub fn find_character_iteration(code: &mut ProgramCode, layout: &ProgramLayout, last: bool) {
+    let strsize = layout.options.strsize;
+    let buffer = string_buffer(layout, 0) as i16;
+    let found_word = temporary_word(layout, 1);
+    let result_word = temporary_word(layout, 2);
+    loop_iteration(code, |code, exit| {
         let differs = code.label();
+        code.asm
+            .jmp_imm_to(JmpOp::Ge, Reg::R1, strsize as i32, exit);
+        code.emit(Insn::mov64_reg(Reg::R3, STATE));
+        code.alu_reg(AluOp::Add, Reg::R3, Reg::R1);
         code.emit(Insn::ldx_mem(MemSize::B, Reg::R4, Reg::R3, buffer));
         code.load_state(Reg::R5, found_word);
         code.asm.jmp_reg_to(JmpOp::Ne, Reg::R4, Reg::R5, differs);
@@ -224,13 +265,6 @@ pub fn find_character(
         code.bind(differs);
         exit_if_imm(code, JmpOp::Eq, Reg::R4, 0, exit);
     });
-    let none = code.label();
-    code.load_state(Reg::R0, result_word);
-    code.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, none);
-    code.emit(Insn::ldx_mem(MemSize::DW, Reg::R1, Reg::FP, SPILL_2));
-    code.alu_reg(AluOp::Add, Reg::R0, Reg::R1);
-    code.alu_imm(AluOp::Sub, Reg::R0, 1);
-    code.bind(none);
 }
 
 /// `lltostr(value [, base])` with the value in `SPILL_1` and the base in `SPILL_2`:
@@ -264,26 +298,10 @@ pub fn integer_to_string(code: &mut ProgramCode, cx: &StatementContext<'_>, site
     code.store_state(magnitude, Reg::R1);
     code.store_state(base, Reg::R2);
     code.store_state_imm(count, 0);
-    // Digits, least significant first, written backwards.
-    byte_loop(code, 64, |code, exit| {
-        code.load_state(Reg::R4, magnitude);
-        exit_if_imm(code, JmpOp::Eq, Reg::R4, 0, exit);
-        code.load_state(Reg::R2, base);
-        exit_if_imm(code, JmpOp::Eq, Reg::R2, 0, exit);
-        code.emit(Insn::mov64_reg(Reg::R5, Reg::R4));
-        code.alu_reg(AluOp::Div, Reg::R5, Reg::R2);
-        code.store_state(magnitude, Reg::R5);
-        code.alu_reg(AluOp::Mod, Reg::R4, Reg::R2);
-        let decimal = code.label();
-        let stored = code.label();
-        code.asm.jmp_imm_to(JmpOp::Lt, Reg::R4, 10, decimal);
-        code.alu_imm(AluOp::Add, Reg::R4, b'a' as i32 - 10);
-        code.asm.ja_to(stored);
-        code.bind(decimal);
-        code.alu_imm(AluOp::Add, Reg::R4, b'0' as i32);
-        code.bind(stored);
-        push_character(code, end, count, Reg::R4);
-    });
+    // Digits, least significant first, written backwards, one bpf_loop callback per
+    // digit so that the verifier checks the division once rather than 64 times.
+    code.emit(Insn::mov64_imm(Reg::R1, 64));
+    code.run_loop(LoopBody::IntegerDigit);
     // Prefixes: "0x" (base 16, after a "0" digit for zero), "0" (zero, base 8), "-".
     let (value, base_slot) = (SPILL_1, SPILL_2);
     let push = |code: &mut ProgramCode, byte: u8| {
@@ -325,6 +343,39 @@ pub fn integer_to_string(code: &mut ProgramCode, cx: &StatementContext<'_>, site
     code.alu_reg(AluOp::Sub, Reg::R0, Reg::R3);
     code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_1));
     work_area_to_scratch_string(code, cx, SPILL_1, SPILL_0, site);
+}
+
+/// The body of [`LoopBody::IntegerDigit`]: the least significant digit of the
+/// magnitude in temporary word 0 (base in word 1) is pushed before the digits so far
+/// (count in word 2) and the magnitude divided by the base; a zero magnitude stops.
+pub fn integer_digit_iteration(code: &mut ProgramCode, layout: &ProgramLayout) {
+    let end = string_buffer(layout, 0) + DIGITS_END;
+    let (magnitude, base, count) = (
+        temporary_word(layout, 0),
+        temporary_word(layout, 1),
+        temporary_word(layout, 2),
+    );
+    let stop = code.label();
+    code.load_state(Reg::R4, magnitude);
+    code.asm.jmp_imm_to(JmpOp::Eq, Reg::R4, 0, stop);
+    code.load_state(Reg::R2, base);
+    code.asm.jmp_imm_to(JmpOp::Eq, Reg::R2, 0, stop);
+    code.emit(Insn::mov64_reg(Reg::R5, Reg::R4));
+    code.alu_reg(AluOp::Div, Reg::R5, Reg::R2);
+    code.store_state(magnitude, Reg::R5);
+    code.alu_reg(AluOp::Mod, Reg::R4, Reg::R2);
+    let decimal = code.label();
+    let stored = code.label();
+    code.asm.jmp_imm_to(JmpOp::Lt, Reg::R4, 10, decimal);
+    code.alu_imm(AluOp::Add, Reg::R4, b'a' as i32 - 10);
+    code.asm.ja_to(stored);
+    code.bind(decimal);
+    code.alu_imm(AluOp::Add, Reg::R4, b'0' as i32);
+    code.bind(stored);
+    push_character(code, end, count, Reg::R4);
+    code.loop_return(false);
+    code.bind(stop);
+    code.loop_return(true);
 }
 
 /// Counts one more character in the work-area word `count` and stores the byte in
@@ -408,11 +459,23 @@ pub fn substring(code: &mut ProgramCode, cx: &StatementContext<'_>, site: FaultS
 
 /// One backward scan of `basename`/`dirname`: while the position in the work-area
 /// word `cursor` is not negative and the byte of string buffer 0 there is (or, with
-/// `slash` false, is not) a slash, moves it back one.
+/// `slash` false, is not) a slash, moves it back one. Each step is a bpf_loop callback,
+/// which the verifier checks once rather than for every byte.
 fn scan_back(code: &mut ProgramCode, layout: &ProgramLayout, cursor: u32, slash: bool) {
+    code.load_constant(Reg::R1, u64::from(layout.options.strsize) + 1);
+    code.run_loop(LoopBody::ScanBack { cursor, slash });
+}
+
+/// The body of [`LoopBody::ScanBack`]: one step of [`scan_back`].
+pub fn scan_back_iteration(
+    code: &mut ProgramCode,
+    layout: &ProgramLayout,
+    cursor: u32,
+    slash: bool,
+) {
     let strsize = layout.options.strsize;
     let buffer = string_buffer(layout, 0) as i16;
-    byte_loop(code, strsize + 1, |code, exit| {
+    loop_iteration(code, |code, exit| {
         code.load_state(Reg::R4, cursor);
         exit_if_imm(code, JmpOp::Slt, Reg::R4, 0, exit);
         exit_if_imm(code, JmpOp::Ge, Reg::R4, strsize as i32, exit);
@@ -531,15 +594,9 @@ struct IntegerParseWords {
 /// parsed as the interpreter's `strtoll` does (blanks, a sign, `0x` in base 16, then
 /// digits; overflow wraps). Bases outside 2..=36 fault with `illegal operation`.
 pub fn string_to_integer(code: &mut ProgramCode, cx: &StatementContext<'_>, site: FaultSite) {
-    let strsize = cx.layout().options.strsize;
-    let buffer = string_buffer(cx.layout(), 0);
-    let words = IntegerParseWords {
-        position: temporary_word(cx.layout(), 0),
-        value: temporary_word(cx.layout(), 1),
-        base: temporary_word(cx.layout(), 2),
-        negative: temporary_word(cx.layout(), 3),
-        length: temporary_word(cx.layout(), 4),
-    };
+    let layout = cx.layout();
+    let strsize = layout.options.strsize;
+    let words = IntegerParseWords::of(layout);
     let IntegerParseWords {
         position,
         value,
@@ -566,25 +623,13 @@ pub fn string_to_integer(code: &mut ProgramCode, cx: &StatementContext<'_>, site
     for word in [position, value, negative] {
         code.store_state_imm(word, 0);
     }
-    // r5 = the byte at the position plus `ahead` (the buffer is zero after the NUL).
-    let byte_at = |code: &mut ProgramCode, ahead: i32, exit: Label| {
-        code.load_state(Reg::R5, position);
-        code.alu_imm(AluOp::Add, Reg::R5, ahead);
-        exit_if_imm(code, JmpOp::Ge, Reg::R5, strsize as i32, exit);
-        code.alu_reg(AluOp::Add, Reg::R5, STATE);
-        code.emit(Insn::ldx_mem(MemSize::B, Reg::R5, Reg::R5, buffer as i16));
-    };
-    // Blanks.
-    byte_loop(code, strsize, |code, exit| {
-        byte_at(code, 0, exit);
-        let blank = code.label();
-        code.asm.jmp_imm_to(JmpOp::Eq, Reg::R5, b' ' as i32, blank);
-        exit_if_imm(code, JmpOp::Ne, Reg::R5, b'\t' as i32, exit);
-        code.bind(blank);
-        code.load_state(Reg::R4, position);
-        code.alu_imm(AluOp::Add, Reg::R4, 1);
-        code.store_state(position, Reg::R4);
-    });
+    let byte_at =
+        |code: &mut ProgramCode, ahead: i32, exit: Label| parse_byte_at(code, layout, ahead, exit);
+    // Blanks, then (after the sign and prefix) digits, each byte in a bpf_loop
+    // callback: the verifier checks the bodies once, where bounded loops would be
+    // followed byte by byte (some 45,000 instructions per call).
+    code.load_constant(Reg::R1, u64::from(strsize));
+    code.run_loop(LoopBody::SkipBlank);
     // A sign.
     let signed = code.label();
     let unsigned = code.label();
@@ -625,7 +670,8 @@ pub fn string_to_integer(code: &mut ProgramCode, cx: &StatementContext<'_>, site
     code.alu_imm(AluOp::Add, Reg::R4, 2);
     code.store_state(position, Reg::R4);
     code.bind(no_prefix);
-    accumulate_digits(code, strsize, words, &byte_at);
+    code.load_constant(Reg::R1, u64::from(strsize));
+    code.run_loop(LoopBody::IntegerParseDigit);
     let done = code.label();
     code.load_state(Reg::R0, value);
     code.load_state(Reg::R1, negative);
@@ -634,23 +680,69 @@ pub fn string_to_integer(code: &mut ProgramCode, cx: &StatementContext<'_>, site
     code.bind(done);
 }
 
-/// The digits from the position on, while they are digits of the base: `value` becomes
-/// `value * base + digit` for each (`byte_at` reads the byte at the position plus its
-/// second argument into r5, or exits at its third).
-fn accumulate_digits(
-    code: &mut ProgramCode,
-    strsize: u32,
-    words: IntegerParseWords,
-    byte_at: &impl Fn(&mut ProgramCode, i32, Label),
-) {
+impl IntegerParseWords {
+    fn of(layout: &ProgramLayout) -> IntegerParseWords {
+        IntegerParseWords {
+            position: temporary_word(layout, 0),
+            value: temporary_word(layout, 1),
+            base: temporary_word(layout, 2),
+            negative: temporary_word(layout, 3),
+            length: temporary_word(layout, 4),
+        }
+    }
+}
+
+/// r5 = the byte of string buffer 0 at `strtoll()`'s position plus `ahead` (the buffer
+/// is zero after the NUL), or on to `exit` past the buffer.
+fn parse_byte_at(code: &mut ProgramCode, layout: &ProgramLayout, ahead: i32, exit: Label) {
+    let strsize = layout.options.strsize;
+    let buffer = string_buffer(layout, 0);
+    code.load_state(Reg::R5, IntegerParseWords::of(layout).position);
+    code.alu_imm(AluOp::Add, Reg::R5, ahead);
+    exit_if_imm(code, JmpOp::Ge, Reg::R5, strsize as i32, exit);
+    code.alu_reg(AluOp::Add, Reg::R5, STATE);
+    code.emit(Insn::ldx_mem(MemSize::B, Reg::R5, Reg::R5, buffer as i16));
+}
+
+/// A callback body: `body` goes on to its label to stop the loop, or falls through to
+/// the next iteration.
+fn loop_iteration(code: &mut ProgramCode, body: impl FnOnce(&mut ProgramCode, Label)) {
+    let stop = code.label();
+    body(code, stop);
+    code.loop_return(false);
+    code.bind(stop);
+    code.loop_return(true);
+}
+
+/// The body of [`LoopBody::SkipBlank`]: a blank or tab at `strtoll()`'s position is
+/// skipped; anything else stops.
+pub fn skip_blank_iteration(code: &mut ProgramCode, layout: &ProgramLayout) {
+    let position = IntegerParseWords::of(layout).position;
+    loop_iteration(code, |code, exit| {
+        parse_byte_at(code, layout, 0, exit);
+        let blank = code.label();
+        code.asm.jmp_imm_to(JmpOp::Eq, Reg::R5, b' ' as i32, blank);
+        exit_if_imm(code, JmpOp::Ne, Reg::R5, b'\t' as i32, exit);
+        code.bind(blank);
+        code.load_state(Reg::R4, position);
+        code.alu_imm(AluOp::Add, Reg::R4, 1);
+        code.store_state(position, Reg::R4);
+    });
+}
+
+/// The body of [`LoopBody::IntegerParseDigit`]: while the byte at `strtoll()`'s
+/// position is a digit of the base, `value` becomes `value * base + digit`.
+pub fn integer_parse_digit_iteration(code: &mut ProgramCode, layout: &ProgramLayout) {
     let IntegerParseWords {
         position,
         value,
         base,
         length,
         ..
-    } = words;
-    byte_loop(code, strsize, |code, exit| {
+    } = IntegerParseWords::of(layout);
+    let byte_at =
+        |code: &mut ProgramCode, ahead: i32, exit: Label| parse_byte_at(code, layout, ahead, exit);
+    loop_iteration(code, |code, exit| {
         code.load_state(Reg::R4, position);
         code.load_state(Reg::R5, length);
         exit_if_reg_unsigned_not_less(code, Reg::R4, Reg::R5, exit);
