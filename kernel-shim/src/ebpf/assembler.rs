@@ -77,18 +77,68 @@ fn is_unconditional_jump(instruction: Insn) -> bool {
     instruction.code == BPF_JMP | BPF_JA
 }
 
+/// Whether the running kernel takes `gotol` (`BPF_JMP32 | BPF_JA`, Linux 6.4 and later),
+/// read once from uname(2)'s release. An older kernel (the 6.1 the guest test boots)
+/// refuses the instruction as an unknown opcode, so there jumps stay in their 16-bit
+/// offsets and a program whose jumps do not fit is refused by `finish` with its own
+/// message, as before long jumps existed.
+fn kernel_takes_long_jumps() -> bool {
+    static TAKES_LONG_JUMPS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *TAKES_LONG_JUMPS.get_or_init(|| {
+        let mut name: libc::utsname = unsafe { std::mem::zeroed() };
+        // SAFETY: uname fills the structure it is given.
+        if unsafe { libc::uname(&mut name) } != 0 {
+            return false;
+        }
+        // SAFETY: the release is a NUL-terminated string inside the structure.
+        let release = unsafe { std::ffi::CStr::from_ptr(name.release.as_ptr()) };
+        release_takes_long_jumps(&release.to_string_lossy())
+    })
+}
+
+/// Whether a kernel release string (`6.18.44-…`, `6.1.0-56-cloud-amd64`) is 6.4 or later.
+pub(super) fn release_takes_long_jumps(release: &str) -> bool {
+    let mut numbers = release
+        .split(|c: char| !c.is_ascii_digit())
+        .map(|part| part.parse::<u32>().unwrap_or(0));
+    let major = numbers.next().unwrap_or(0);
+    let minor = numbers.next().unwrap_or(0);
+    (major, minor) >= (6, 4)
+}
+
 /// Collects instructions and resolves label references when finished.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Assembler {
     instructions: Vec<Insn>,
     label_positions: Vec<Option<usize>>,
     fixups: Vec<Fixup>,
     first_error: Option<AssembleError>,
+    /// Whether jumps too long for their offset may be relaxed into `gotol`.
+    long_jumps: bool,
+}
+
+impl Default for Assembler {
+    fn default() -> Assembler {
+        Assembler::with_long_jumps(kernel_takes_long_jumps())
+    }
 }
 
 impl Assembler {
+    /// An assembler for the running kernel (long jumps where it takes them).
     pub fn new() -> Assembler {
         Assembler::default()
+    }
+
+    /// An assembler that relaxes long jumps into `gotol` or, without `long_jumps`, keeps
+    /// every jump in its 16-bit offset.
+    pub fn with_long_jumps(long_jumps: bool) -> Assembler {
+        Assembler {
+            instructions: Vec::new(),
+            label_positions: Vec::new(),
+            fixups: Vec::new(),
+            first_error: None,
+            long_jumps,
+        }
     }
 
     /// A fresh, unbound label.
@@ -188,7 +238,7 @@ impl Assembler {
             let positions = self.relaxed_positions(&long);
             let mut added = false;
             for (index, fixup) in self.fixups.iter().enumerate() {
-                if fixup.field != FixupField::Offset || long[index] {
+                if fixup.field != FixupField::Offset || long[index] || !self.long_jumps {
                     continue;
                 }
                 let distance =

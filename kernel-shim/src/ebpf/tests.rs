@@ -413,7 +413,7 @@ fn assembler_relaxes_jumps_too_long_for_an_offset() {
     // An unconditional jump becomes gotol in place; a conditional one keeps its
     // condition and jumps over a `goto +1` onto a gotol; a short jump spanning the
     // added slots is lengthened by them.
-    let mut assembler = Assembler::new();
+    let mut assembler = Assembler::with_long_jumps(true);
     let far = assembler.new_label();
     let near = assembler.new_label();
     assembler.jmp_imm_to(JmpOp::Set, Reg::R1, 8, near);
@@ -433,6 +433,48 @@ fn assembler_relaxes_jumps_too_long_for_an_offset() {
     assert_eq!(instructions[3], Insn::ja(1));
     assert_eq!(instructions[4], Insn::gotol(40_000));
     assert_eq!(instructions[40_005], Insn::exit());
+}
+
+#[test]
+fn assembler_for_a_kernel_without_gotol_keeps_offsets_and_refuses_what_they_cannot_hold() {
+    // Before Linux 6.4 a jump of 10,000 stays in its offset, and one of 40,000 is the
+    // assembler's own error rather than an opcode the kernel does not know.
+    let mut assembler = Assembler::with_long_jumps(false);
+    let far = assembler.new_label();
+    assembler.ja_to(far);
+    for _ in 0..10_000 {
+        assembler.emit(Insn::mov64_imm(Reg::R0, 0));
+    }
+    assembler.bind(far);
+    assembler.emit(Insn::exit());
+    let instructions = assembler.finish().expect("fits its offset");
+    assert_eq!(instructions[0], Insn::ja(10_000));
+
+    let mut assembler = Assembler::with_long_jumps(false);
+    let far = assembler.new_label();
+    assembler.ja_to(far);
+    for _ in 0..40_000 {
+        assembler.emit(Insn::mov64_imm(Reg::R0, 0));
+    }
+    assembler.bind(far);
+    assembler.emit(Insn::exit());
+    assert!(matches!(
+        assembler.finish(),
+        Err(AssembleError::JumpOutOfRange {
+            slot: 0,
+            distance: 40_000
+        })
+    ));
+}
+
+#[test]
+fn kernel_releases_from_6_4_on_take_long_jumps() {
+    assert!(!assembler::release_takes_long_jumps("6.1.0-56-cloud-amd64"));
+    assert!(!assembler::release_takes_long_jumps("5.15.0"));
+    assert!(assembler::release_takes_long_jumps("6.4.0"));
+    assert!(assembler::release_takes_long_jumps("6.18.44-fc-v657"));
+    assert!(assembler::release_takes_long_jumps("7.0"));
+    assert!(!assembler::release_takes_long_jumps("garbage"));
 }
 
 #[test]
