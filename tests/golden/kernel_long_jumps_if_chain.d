@@ -1,4 +1,5 @@
 /* options: -q */
+/* needs: Linux 6.4 (jumps longer than a 16-bit offset become gotol) */
 /*
  * A long BEGIN clause: eighty if/else chains whose eBPF spans more than a 16-bit jump
  * offset can hold, so the kernel engine relaxes the long jumps into gotol.

@@ -1,4 +1,5 @@
 /* options: -q */
+/* needs: Linux 6.4 (jumps longer than a 16-bit offset become gotol) */
 /*
  * Forty strjoin(), substr() and index() calls in a row: a program so long that the
  * kernel's own rewriting of it would push 16-bit jump offsets out of range unless the

@@ -1,4 +1,5 @@
 /* options: -q */
+/* needs: Linux 6.4 (jumps longer than a 16-bit offset become gotol) */
 /*
  * Sixty associative-array and thread-local stores and loads in one clause: a program
  * longer than a 16-bit jump offset spans.

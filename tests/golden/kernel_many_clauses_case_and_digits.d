@@ -1,4 +1,5 @@
 /* options: -q */
+/* needs: Linux 6.4 (jumps longer than a 16-bit offset become gotol) */
 /*
  * Sixty BEGIN clauses each joining, converting and upper-casing a string: toupper()
  * and lltostr() run as bpf_loop callbacks on the kernel engine, so that the verifier

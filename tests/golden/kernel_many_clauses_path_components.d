@@ -1,4 +1,5 @@
 /* options: -q */
+/* needs: Linux 6.4 (jumps longer than a 16-bit offset become gotol) */
 /*
  * Forty clauses taking basename() and dirname() of a path: their backward scans run as
  * bpf_loop callbacks on the kernel engine, which the verifier checks once.
