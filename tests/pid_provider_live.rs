@@ -486,3 +486,85 @@ fn user_symbol_actions_name_the_probed_instruction() {
         outcome.stdout
     );
 }
+
+/// A program built with -O2 whose `tail` ends in a tail call (`jmp helper`), so its
+/// return probe cannot tell which instruction returned.
+const TAIL_CALLING_PROGRAM: &str = r#"
+__attribute__((noinline)) int helper(int a) { __asm__ volatile(""); return a * 3; }
+__attribute__((noinline)) int tail(int a) { __asm__ volatile(""); return helper(a + 1); }
+int main(int argc, char **argv) { (void)argv; return tail(argc) == 6 ? 0 : 1; }
+"#;
+
+#[test]
+fn return_probes_have_the_returning_instruction_offset_in_arg0() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    let scratch = ScratchDirectory::new("pid-provider-return-offset");
+    let Some(binary) = built_program(&scratch) else {
+        return;
+    };
+    // go (built -O0) leaves only through its ret: arg0 is the ret's offset, as in
+    // DTrace; the probe fires once go has returned, in main (DTrace for Linux's
+    // uretprobes, illumos' emulated ret), with go's caller on top of the stack.
+    let returned = DTRACE.run(&[
+        "-q",
+        "-n",
+        "pid$target:a.out:go:return { printf(\"%x %d %a\\n\", arg0, arg1, ufunc(uregs[R_PC])); }",
+        "-c",
+        &binary.display().to_string(),
+    ]);
+    assert_eq!(returned.status, Some(0), "{}", returned.stderr);
+    let lines: Vec<&str> = returned.stdout.lines().collect();
+    assert_eq!(lines.len(), 4, "{}", returned.stdout);
+    let offset = lines[0].split_whitespace().next().expect("offset");
+    for (line, value) in lines.iter().zip(["1", "4", "7"]) {
+        assert_eq!(
+            *line,
+            format!("{offset} {value} pidprog`main"),
+            "{}",
+            returned.stdout
+        );
+    }
+    if let Some(boundaries) = objdump_boundaries(&binary, "go") {
+        let last = boundaries.last().expect("instructions");
+        assert_eq!(
+            u64::from_str_radix(offset, 16).expect("hex"),
+            *last,
+            "go ends with its only ret"
+        );
+    }
+
+    // A function that leaves by a tail call still has its return probe, without the
+    // offset (arg0 0).
+    let source = scratch.write("tail.c", TAIL_CALLING_PROGRAM);
+    let tail_binary = scratch.path("tail");
+    if !Command::new("cc")
+        .args(["-O2", "-o"])
+        .arg(&tail_binary)
+        .arg(&source)
+        .status()
+        .is_ok_and(|status| status.success())
+    {
+        println!("skipping the tail call: no working C compiler");
+        return;
+    }
+    let tail = DTRACE.run(&[
+        "-q",
+        "-n",
+        "pid$target:a.out:tail:return, pid$target:a.out:helper:return { printf(\"%s %d %d\\n\", probefunc, arg0, arg1); }",
+        "-c",
+        &tail_binary.display().to_string(),
+    ]);
+    assert_eq!(tail.status, Some(0), "{}", tail.stderr);
+    // helper leaves by its only ret (its offset, not 0), tail by its jump to helper.
+    let lines: Vec<Vec<&str>> = tail
+        .stdout
+        .lines()
+        .map(|line| line.split_whitespace().collect())
+        .collect();
+    assert_eq!(lines.len(), 3, "{}", tail.stdout);
+    assert_eq!((lines[0][0], lines[0][2]), ("helper", "6"), "{}", tail.stdout);
+    assert_ne!(lines[0][1], "0", "{}", tail.stdout);
+    assert_eq!(lines[1], ["tail", "0", "6"], "{}", tail.stdout);
+}

@@ -245,6 +245,12 @@ fn register_reads_load_for_every_context() {
         ContextKind::Uprobe {
             return_probe: true,
             process: None,
+            offset_in_cookie: false,
+        },
+        ContextKind::Uprobe {
+            return_probe: true,
+            process: Some(1),
+            offset_in_cookie: true,
         },
         ContextKind::PerfEvent,
         ContextKind::DtraceMarker,

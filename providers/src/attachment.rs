@@ -119,22 +119,30 @@ pub fn probe_plan(probe: &ProbeEntry) -> Result<Option<ProbePlan>, String> {
             pid,
             is_return,
             sites,
-        } => targets(
-            ContextKind::Uprobe {
-                return_probe: *is_return,
-                process: *pid,
-            },
-            sites
-                .iter()
-                .map(|site| AttachTarget::Uprobe {
-                    path: site.path.clone(),
-                    file_offset: site.file_offset,
+        } => {
+            // A return probe whose returning instruction is known has its offset
+            // (arg0) in the uretprobe's cookie.
+            let offset_in_cookie =
+                *is_return && sites.iter().all(|site| site.return_offset.is_some());
+            targets(
+                ContextKind::Uprobe {
                     return_probe: *is_return,
-                    semaphore_offset: site.semaphore_file_offset,
-                    pid: pid.map(|pid| pid as i32),
-                })
-                .collect(),
-        ),
+                    process: *pid,
+                    offset_in_cookie,
+                },
+                sites
+                    .iter()
+                    .map(|site| AttachTarget::Uprobe {
+                        path: site.path.clone(),
+                        file_offset: site.file_offset,
+                        return_probe: *is_return,
+                        semaphore_offset: site.semaphore_file_offset,
+                        pid: pid.map(|pid| pid as i32),
+                        cookie: site.return_offset.unwrap_or(0),
+                    })
+                    .collect(),
+            )
+        }
         ProbeKind::KernelFunction {
             function,
             is_return,

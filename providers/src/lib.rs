@@ -23,4 +23,5 @@ pub mod tracepoint_arguments;
 pub mod uprobe_instructions;
 pub mod usdt_provider;
 pub mod user_objects;
+pub mod x86_branches;
 pub mod x86_length;

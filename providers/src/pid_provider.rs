@@ -22,6 +22,7 @@ use crate::process_maps::{mapped_objects, MappedObject};
 use crate::provider::{concrete_description, ProbeEntry, ProbeKind, Provider, UprobeSite};
 use crate::uprobe_instructions::uprobe_refuses;
 use crate::user_objects::{module_matches, parse_pid, split_provider_pid, ElfObjectCache};
+use crate::x86_branches::return_offsets;
 use crate::x86_length::instruction_offsets;
 
 /// The pid provider.
@@ -67,19 +68,31 @@ impl PidProvider {
             let Some(function_offset) = elf.file_offset(function.address) else {
                 continue;
             };
-            let site = |offset: u64| UprobeSite {
+            let site = |offset: u64, return_offset: Option<u64>| UprobeSite {
                 path: object.open_path.clone(),
                 file_offset: function_offset + offset,
                 semaphore_file_offset: None,
                 usdt_arguments: None,
+                return_offset,
             };
             let probe = |name: &str, is_return: bool, offset: u64| {
+                // A return probe is a uretprobe: it fires once the function has
+                // returned, as DTrace for Linux's does and as illumos' does after
+                // emulating the `ret`. Its arg0, the returning instruction's offset,
+                // is known when the function has a single way out, a `ret`.
+                let return_offset = is_return
+                    .then(|| function_returns(elf, function))
+                    .flatten()
+                    .and_then(|returns| match returns[..] {
+                        [only] => Some(only),
+                        _ => None,
+                    });
                 ProbeEntry::new(
                     concrete_description(&provider, &object.module, &function.name, name),
                     ProbeKind::Uprobe {
                         pid: Some(pid),
                         is_return,
-                        sites: vec![site(offset)],
+                        sites: vec![site(offset, return_offset)],
                     },
                 )
             };
@@ -170,6 +183,12 @@ impl PidProvider {
         }
         Ok(())
     }
+}
+
+/// The offsets of `function`'s `ret` instructions when they are its only ways out.
+fn function_returns(elf: &ElfObject, function: &FunctionSymbol) -> Option<Vec<u64>> {
+    let code = elf.read_bytes(function.address, function.size).ok()?;
+    return_offsets(&code)
 }
 
 /// Whether the kernel would refuse a uprobe on `function`'s first instruction (a

@@ -105,6 +105,10 @@ pub struct UprobeSite {
     pub semaphore_file_offset: Option<u64>,
     /// The USDT argument specification (`-4@112(%rsp) 8@%rbx`), when this is a USDT site.
     pub usdt_arguments: Option<String>,
+    /// For a pid return probe (a uretprobe at the function's start) whose function has
+    /// one way out, a `ret`: that instruction's offset in the function, the probe's
+    /// `arg0`.
+    pub return_offset: Option<u64>,
 }
 
 /// A source of probes.

@@ -97,6 +97,7 @@ pub fn emit_argument_loading(
         ContextKind::Uprobe {
             return_probe,
             process,
+            offset_in_cookie,
         } => {
             if let Some(process) = process {
                 code.call(Helper::GetCurrentPidTgid);
@@ -105,6 +106,11 @@ pub fn emit_argument_loading(
                     .jmp_imm_to(JmpOp::Ne, Reg::R0, *process as i32, skip);
             }
             load_function_arguments(code, layout, *return_probe, used, Helper::ProbeReadUser);
+            if *return_probe && *offset_in_cookie && used & 1 != 0 {
+                code.emit(Insn::mov64_reg(Reg::R1, CONTEXT));
+                code.call(Helper::GetAttachCookie);
+                code.store_state(argument_word(layout, 0), Reg::R0);
+            }
         }
         ContextKind::Kprobe { return_probe } => {
             load_function_arguments(code, layout, *return_probe, used, Helper::ProbeReadKernel);

@@ -62,13 +62,19 @@ pub enum ContextKind {
     /// when the sample hit the other mode).
     PerfEvent,
     /// A uprobe (`ctx` is `pt_regs`): arguments in `di`, `si`, `dx`, `cx`, `r8`, `r9`,
-    /// then the stack. For a uretprobe `arg0` is 0 and `arg1` the return value (`ax`).
+    /// then the stack. For a uretprobe `arg0` is 0 (but see `offset_in_cookie`) and
+    /// `arg1` the return value (`ax`).
     /// With `process` set (a pid provider probe), other processes are ignored: the
     /// kernel's per-process filter does not cover a uretprobe returning in a child that
     /// `fork` created while the function ran.
+    ///
+    /// With `offset_in_cookie`, a uretprobe's `arg0` is the attachment's cookie: the
+    /// offset in the function of the instruction that returned, when the provider knows
+    /// it (a function whose only way out is one `ret`).
     Uprobe {
         return_probe: bool,
         process: Option<u32>,
+        offset_in_cookie: bool,
     },
     /// A kprobe or kretprobe (fbt on kernels that allow kprobes): as a uprobe, with
     /// kernel registers.
