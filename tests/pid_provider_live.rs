@@ -510,7 +510,7 @@ fn return_probes_have_the_returning_instruction_offset_in_arg0() {
     let returned = DTRACE.run(&[
         "-q",
         "-n",
-        "pid$target:a.out:go:return { printf(\"%x %d %a\\n\", arg0, arg1, ufunc(uregs[R_PC])); }",
+        "pid$target:a.out:go:return { printf(\"%x %d %A\\n\", arg0, arg1, uregs[R_PC]); }",
         "-c",
         &binary.display().to_string(),
     ]);
@@ -519,9 +519,8 @@ fn return_probes_have_the_returning_instruction_offset_in_arg0() {
     assert_eq!(lines.len(), 4, "{}", returned.stdout);
     let offset = lines[0].split_whitespace().next().expect("offset");
     for (line, value) in lines.iter().zip(["1", "4", "7"]) {
-        assert_eq!(
-            *line,
-            format!("{offset} {value} pidprog`main"),
+        assert!(
+            line.starts_with(&format!("{offset} {value} pidprog`main+0x")),
             "{}",
             returned.stdout
         );
@@ -564,7 +563,141 @@ fn return_probes_have_the_returning_instruction_offset_in_arg0() {
         .map(|line| line.split_whitespace().collect())
         .collect();
     assert_eq!(lines.len(), 3, "{}", tail.stdout);
-    assert_eq!((lines[0][0], lines[0][2]), ("helper", "6"), "{}", tail.stdout);
+    assert_eq!(
+        (lines[0][0], lines[0][2]),
+        ("helper", "6"),
+        "{}",
+        tail.stdout
+    );
     assert_ne!(lines[0][1], "0", "{}", tail.stdout);
     assert_eq!(lines[1], ["tail", "0", "6"], "{}", tail.stdout);
+}
+
+#[test]
+fn the_dash_function_probes_absolute_addresses_of_the_executable() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    let scratch = ScratchDirectory::new("pid-provider-dash");
+    let source = scratch.write("pidprog.c", PROGRAM);
+    let binary = scratch.path("pidprog");
+    // Built at a fixed address, so that an address found in one run holds in the next.
+    if !Command::new("cc")
+        .args(["-O0", "-no-pie", "-o"])
+        .arg(&binary)
+        .arg(&source)
+        .status()
+        .is_ok_and(|status| status.success())
+    {
+        println!("skipping: no C compiler that builds -no-pie programs");
+        return;
+    }
+    let command = binary.display().to_string();
+    let found = DTRACE.run(&[
+        "-q",
+        "-n",
+        "pid$target:a.out:go:entry { printf(\"%x\", uregs[R_PC]); exit(0); }",
+        "-c",
+        &command,
+    ]);
+    assert_eq!(found.status, Some(0), "{}", found.stderr);
+    let address = found.stdout.trim().to_string();
+    for description in [
+        format!("pid$target:a.out:-:{address}"),
+        format!("pid$target::-:0x{address}"),
+    ] {
+        let fired = DTRACE.run(&[
+            "-q",
+            "-n",
+            &format!("{description} {{ printf(\"%s %s %s %A\\n\", probemod, probefunc, probename, uregs[R_PC]); }}"),
+            "-c",
+            &command,
+        ]);
+        assert_eq!(fired.status, Some(0), "{}", fired.stderr);
+        let line = format!("pidprog - {address} pidprog`go\n");
+        assert_eq!(
+            fired.stdout,
+            format!("{line}{line}{line}\n"),
+            "{description}"
+        );
+    }
+    let refused = |description: &str| {
+        let outcome = DTRACE.run(&[
+            "-xerrtags",
+            "-n",
+            &format!("{description} {{ }}"),
+            "-c",
+            &command,
+        ]);
+        assert_eq!(outcome.status, Some(1), "{description}");
+        outcome.stderr
+    };
+    assert_eq!(
+        refused(&format!("pid$target:libc.so.6:-:{address}")),
+        format!("dtrace: invalid probe specifier pid$target:libc.so.6:-:{address} {{ }}: [D_PROC_LIB] only the a.out module is valid with the '-' function\n")
+    );
+    assert_eq!(
+        refused("pid$target:a.out:-:*"),
+        "dtrace: invalid probe specifier pid$target:a.out:-:* { }: [D_PROC_NAME] only individual addresses may be specified with the '-' function\n"
+    );
+    assert_eq!(
+        refused("pid$target:a.out:-:entry"),
+        "dtrace: invalid probe specifier pid$target:a.out:-:entry { }: [D_PROC_NAME] 'entry' is an invalid probe name\n"
+    );
+}
+
+/// A program whose functions have UTF-8 names.
+const UTF8_PROGRAM: &str = r#"
+__attribute__((noinline)) int ünïcödé(int a) { return a + 1; }
+__attribute__((noinline)) int 𝒻(int a) { return a * 2; }
+volatile int sink;
+int main(void) { sink = ünïcödé(1) + 𝒻(2); return 0; }
+"#;
+
+#[test]
+fn functions_with_utf8_names_are_probed_by_name_and_listed_in_byte_columns() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    let scratch = ScratchDirectory::new("pid-provider-utf8");
+    let source = scratch.write("utf8.c", UTF8_PROGRAM);
+    let binary = scratch.path("utf8");
+    if !Command::new("cc")
+        .args(["-O0", "-o"])
+        .arg(&binary)
+        .arg(&source)
+        .status()
+        .is_ok_and(|status| status.success())
+    {
+        println!("skipping: no C compiler that takes UTF-8 identifiers");
+        return;
+    }
+    let command = binary.display().to_string();
+    // The command runs for a moment only: its addresses still name its functions.
+    let fired = DTRACE.run(&[
+        "-q",
+        "-n",
+        "pid$target:a.out:ünïcödé:entry, pid$target:a.out:𝒻:return { printf(\"%s %s %A\\n\", probefunc, probename, uregs[R_PC]); }",
+        "-c",
+        &command,
+    ]);
+    assert_eq!(fired.status, Some(0), "{}", fired.stderr);
+    let lines: Vec<&str> = fired.stdout.lines().collect();
+    assert_eq!(lines[0], "ünïcödé entry utf8`ünïcödé", "{}", fired.stdout);
+    assert!(
+        lines[1].starts_with("𝒻 return utf8`main+0x"),
+        "{}",
+        fired.stdout
+    );
+    // -l pads fields to widths in bytes, as C's printf does.
+    let listing = DTRACE.run(&["-l", "-n", "pid$target:a.out:ünïcödé:entry", "-c", &command]);
+    assert_eq!(listing.status, Some(0), "{}", listing.stderr);
+    let line = listing.stdout.lines().nth(1).expect("a probe line");
+    assert!(
+        line.ends_with(&format!(
+            "{}ünïcödé entry",
+            " ".repeat(33 - "ünïcödé".len())
+        )),
+        "{line}"
+    );
 }

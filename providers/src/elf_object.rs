@@ -118,6 +118,18 @@ impl ElfObject {
             .map(|segment| segment.file_offset + (address - segment.address))
     }
 
+    /// The virtual address the file's byte at `file_offset` is loaded at, through the
+    /// PT_LOAD segments.
+    pub fn address_of_file_offset(&self, file_offset: u64) -> Option<u64> {
+        self.load_segments
+            .iter()
+            .find(|segment| {
+                file_offset >= segment.file_offset
+                    && file_offset - segment.file_offset < segment.file_size
+            })
+            .map(|segment| segment.address + (file_offset - segment.file_offset))
+    }
+
     /// The `size` bytes at virtual address `address` as the file holds them (what a
     /// function's code is before the process runs), read from the object's path.
     /// Bytes the file does not hold are an error.

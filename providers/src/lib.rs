@@ -8,6 +8,7 @@ pub mod elf_object;
 pub mod error;
 pub mod fbt_provider;
 pub mod kernel_symbols;
+mod pid_addresses;
 pub mod pid_provider;
 pub mod process_maps;
 pub mod profile_provider;

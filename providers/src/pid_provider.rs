@@ -10,7 +10,8 @@
 //! in the ELF file (`x86_length`), so a uprobe never lands inside an instruction.
 //! Instructions the kernel's uprobes refuse (`uprobe_instructions`) are left out of
 //! globbed names and are D_PROC_CREATEFAIL when named. A module named exactly that has
-//! no function of the exact name given is D_PROC_FUNC, as in DTrace.
+//! no function of the exact name given is D_PROC_FUNC, as in DTrace. The `-` function
+//! names absolute addresses (`pid_addresses`).
 
 use difvm::glob::{field_matches, is_glob_pattern};
 use difvm::object::ProbeDescription;
@@ -18,6 +19,7 @@ use difvm::object::ProbeDescription;
 use crate::attributes::{ProviderAttributes, USER_PROBE_ATTRIBUTES};
 use crate::elf_object::{ElfObject, FunctionSymbol};
 use crate::error::{ProviderError, UserProbeErrorTag};
+use crate::pid_addresses::absolute_address_probes;
 use crate::process_maps::{mapped_objects, MappedObject};
 use crate::provider::{concrete_description, ProbeEntry, ProbeKind, Provider, UprobeSite};
 use crate::uprobe_instructions::uprobe_refuses;
@@ -32,7 +34,7 @@ pub struct PidProvider {
 }
 
 /// What a description's name field asks of each matching function.
-enum PidProbeNames {
+pub(crate) enum PidProbeNames {
     /// A pattern (an empty name is `*`): the entry and return probes and the probe of
     /// each instruction whose hex offset it matches, as DTrace's
     /// `dt_pid_create_glob_offset_probes` makes them.
@@ -304,7 +306,7 @@ fn may_match_hex(pattern: &str) -> bool {
 
 /// Interprets the name field: empty or a glob is a pattern; `entry`, `return` or a hex
 /// offset (with or without `0x`) select one probe; anything else is D_PROC_NAME.
-fn parse_pid_probe_names(name: &str) -> Result<PidProbeNames, ProviderError> {
+pub(crate) fn parse_pid_probe_names(name: &str) -> Result<PidProbeNames, ProviderError> {
     if name.is_empty() {
         return Ok(PidProbeNames::Pattern("*".to_string()));
     }
@@ -373,6 +375,9 @@ impl Provider for PidProvider {
             return Ok(Vec::new());
         };
         let pid = parse_pid(&description.provider, digits)?;
+        if description.function == "-" {
+            return absolute_address_probes(pid, description, &self.objects);
+        }
         // As in DTrace, the name is checked once a function is found: a description
         // naming no function matches nothing whatever its name.
         let names = parse_pid_probe_names(&description.name);
