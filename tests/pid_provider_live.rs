@@ -571,6 +571,18 @@ fn return_probes_have_the_returning_instruction_offset_in_arg0() {
     );
     assert_ne!(lines[0][1], "0", "{}", tail.stdout);
     assert_eq!(lines[1], ["tail", "0", "6"], "{}", tail.stdout);
+
+    // helper, entered by tail's jump and built without frame pointers, returns to main:
+    // its entry probe's ucaller is the return address on top of the stack.
+    let caller = DTRACE.run(&[
+        "-q",
+        "-n",
+        "pid$target:a.out:helper:entry { printf(\"%A\\n\", ucaller); }",
+        "-c",
+        &tail_binary.display().to_string(),
+    ]);
+    assert_eq!(caller.status, Some(0), "{}", caller.stderr);
+    assert!(caller.stdout.starts_with("tail`main+0x"), "{}", caller.stdout);
 }
 
 #[test]

@@ -129,6 +129,7 @@ pub fn probe_plan(probe: &ProbeEntry) -> Result<Option<ProbePlan>, String> {
                     return_probe: *is_return,
                     process: *pid,
                     offset_in_cookie,
+                    function_entry: !*is_return && sites.iter().all(|site| site.function_entry),
                 },
                 sites
                     .iter()

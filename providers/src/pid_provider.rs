@@ -76,6 +76,7 @@ impl PidProvider {
                 semaphore_file_offset: None,
                 usdt_arguments: None,
                 return_offset,
+                function_entry: offset == 0,
             };
             let probe = |name: &str, is_return: bool, offset: u64| {
                 // A return probe is a uretprobe: it fires once the function has

@@ -109,6 +109,9 @@ pub struct UprobeSite {
     /// one way out, a `ret`: that instruction's offset in the function, the probe's
     /// `arg0`.
     pub return_offset: Option<u64>,
+    /// Whether the site is a function's first instruction (pid entry and offset 0
+    /// probes), where the return address is on top of the stack.
+    pub function_entry: bool,
 }
 
 /// A source of probes.

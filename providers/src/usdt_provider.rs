@@ -101,6 +101,7 @@ fn collect_usdt_probes(
                 .flatten(),
             usdt_arguments: Some(note.arguments.clone()),
             return_offset: None,
+            function_entry: false,
         };
         let provider = match pid {
             Some(pid) => format!("{}{pid}", note.provider),

@@ -98,6 +98,7 @@ pub fn emit_argument_loading(
             return_probe,
             process,
             offset_in_cookie,
+            ..
         } => {
             if let Some(process) = process {
                 code.call(Helper::GetCurrentPidTgid);

@@ -71,10 +71,14 @@ pub enum ContextKind {
     /// With `offset_in_cookie`, a uretprobe's `arg0` is the attachment's cookie: the
     /// offset in the function of the instruction that returned, when the provider knows
     /// it (a function whose only way out is one `ret`).
+    ///
+    /// With `function_entry` (a pid entry probe), the uprobe is on a function's first
+    /// instruction, where the return address is the word at `sp`: `ucaller`.
     Uprobe {
         return_probe: bool,
         process: Option<u32>,
         offset_in_cookie: bool,
+        function_entry: bool,
     },
     /// A kprobe or kretprobe (fbt on kernels that allow kprobes): as a uprobe, with
     /// kernel registers.
