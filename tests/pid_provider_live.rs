@@ -573,16 +573,24 @@ fn return_probes_have_the_returning_instruction_offset_in_arg0() {
     assert_eq!(lines[1], ["tail", "0", "6"], "{}", tail.stdout);
 
     // helper, entered by tail's jump and built without frame pointers, returns to main:
-    // its entry probe's ucaller is the return address on top of the stack.
+    // at its entry probe, ucaller and ustack()'s second frame are the return address on
+    // top of the stack.
     let caller = DTRACE.run(&[
         "-q",
         "-n",
-        "pid$target:a.out:helper:entry { printf(\"%A\\n\", ucaller); }",
+        "pid$target:a.out:helper:entry { printf(\"%A\\n\", ucaller); ustack(); }",
         "-c",
         &tail_binary.display().to_string(),
     ]);
     assert_eq!(caller.status, Some(0), "{}", caller.stderr);
-    assert!(caller.stdout.starts_with("tail`main+0x"), "{}", caller.stdout);
+    let lines: Vec<&str> = caller.stdout.lines().map(str::trim).collect();
+    assert!(lines[0].starts_with("tail`main+0x"), "{}", caller.stdout);
+    assert_eq!(
+        lines[1..4],
+        ["", "tail`helper", lines[0]],
+        "{}",
+        caller.stdout
+    );
 }
 
 #[test]

@@ -8,7 +8,7 @@ use difvm::glob::is_glob_pattern;
 use difvm::object::ProbeDescription;
 
 use crate::error::{ProviderError, UserProbeErrorTag};
-use crate::pid_provider::{parse_pid_probe_names, PidProbeNames};
+use crate::pid_probe_names::{parse_pid_probe_names, PidProbeNames};
 use crate::process_maps::{mapped_objects, parse_maps};
 use crate::provider::{concrete_description, ProbeEntry, ProbeKind, UprobeSite};
 use crate::uprobe_instructions::uprobe_refuses;

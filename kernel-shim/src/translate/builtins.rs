@@ -27,6 +27,7 @@ use difvm::object::FaultCode;
 use super::arguments::load_tracepoint_field;
 use super::code::{FaultSite, FaultValue, ProgramCode};
 use super::context::{ContextKind, TracepointField, MAXIMUM_RAW_TRACEPOINT_ARGUMENTS};
+use super::entry_stacks::{at_function_entry, load_return_address};
 use super::error::TranslateError;
 use super::registers::{CONTEXT, SPILL_0, STATE};
 use super::subject_task::{
@@ -152,19 +153,6 @@ fn load_caller(
     ));
     code.bind(done);
     Ok(())
-}
-
-/// `r0 = ` the word at the user `sp` of a uprobe's registers (the return address at a
-/// function's first instruction), 0 when unreadable.
-fn load_return_address(code: &mut ProgramCode, cx: &StatementContext<'_>) {
-    /// `struct pt_regs`'s `sp` on x86_64.
-    const PT_REGS_SP: i16 = 152;
-    let temporary = cx.layout().state.temporary;
-    code.emit(Insn::ldx_mem(MemSize::DW, Reg::R3, CONTEXT, PT_REGS_SP));
-    code.state_pointer(Reg::R1, temporary);
-    code.emit(Insn::mov64_imm(Reg::R2, 8));
-    code.call(Helper::ProbeReadUser);
-    code.load_state(Reg::R0, temporary);
 }
 
 /// `r0 = args[r1]`; an index past the probe's arguments faults with `illegal
@@ -331,17 +319,7 @@ pub fn load_builtin(
         variable::CALLER => load_caller(code, cx, 0)?,
         // At a function's first instruction, the return address on top of the stack,
         // exact whether or not the code keeps frame pointers.
-        variable::UCALLER
-            if matches!(
-                cx.context(),
-                ContextKind::Uprobe {
-                    function_entry: true,
-                    ..
-                }
-            ) =>
-        {
-            load_return_address(code, cx)
-        }
+        variable::UCALLER if at_function_entry(cx) => load_return_address(code, cx),
         // The second user frame, the caller of the function the thread is in (as far as
         // the user stack can be walked by frame pointers).
         variable::UCALLER => load_caller(code, cx, BPF_F_USER_STACK)?,

@@ -80,6 +80,7 @@ mod chain;
 mod clean_path;
 mod code;
 mod dentry_path;
+mod entry_stacks;
 mod error;
 mod instructions;
 mod loops;

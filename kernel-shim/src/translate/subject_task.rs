@@ -27,6 +27,7 @@
 
 use super::artificial_frames::load_artificial_frame_count;
 use super::code::ProgramCode;
+use super::entry_stacks::{at_function_entry, complete_entry_user_stack};
 use super::error::TranslateError;
 use super::registers::CONTEXT;
 use super::translation_context::{Chain, StatementContext};
@@ -170,6 +171,9 @@ pub fn capture_stack(
     code.state_pointer(Reg::R2, at);
     code.emit(Insn::mov64_imm(Reg::R3, size as i32));
     code.call(Helper::GetStack);
+    if user && at_function_entry(cx) {
+        complete_entry_user_stack(code, cx, at, size);
+    }
     Ok(())
 }
 
