@@ -255,6 +255,42 @@ fn objdump_boundaries(binary: &std::path::Path, function: &str) -> Option<Vec<u6
     Some(addresses.iter().map(|address| address - start).collect())
 }
 
+/// The offsets in `function` of its instructions whose mnemonic is `mnemonic`, as
+/// `objdump -d` shows them; None when objdump is not installed.
+fn objdump_offsets_of(
+    binary: &std::path::Path,
+    function: &str,
+    mnemonic: &str,
+) -> Option<Vec<u64>> {
+    let output = Command::new("objdump")
+        .args(["-d", "-w", "--no-show-raw-insn"])
+        .arg(binary)
+        .output()
+        .ok()
+        .filter(|output| output.status.success())?;
+    let listing = String::from_utf8_lossy(&output.stdout);
+    let body = listing
+        .split(&format!("<{function}>:"))
+        .nth(1)?
+        .split("\n\n")
+        .next()?;
+    let instructions: Vec<(u64, &str)> = body
+        .lines()
+        .filter_map(|line| line.split_once(':'))
+        .filter_map(|(address, text)| {
+            Some((u64::from_str_radix(address.trim(), 16).ok()?, text.trim()))
+        })
+        .collect();
+    let start = instructions.first()?.0;
+    Some(
+        instructions
+            .iter()
+            .filter(|(_, text)| text.split_whitespace().next() == Some(mnemonic))
+            .map(|(address, _)| address - start)
+            .collect(),
+    )
+}
+
 #[test]
 fn instruction_probes_everywhere_in_a_function_leave_the_process_intact() {
     if DTRACE.must_skip() {
@@ -487,12 +523,21 @@ fn user_symbol_actions_name_the_probed_instruction() {
     );
 }
 
-/// A program built with -O2 whose `tail` ends in a tail call (`jmp helper`), so its
-/// return probe cannot tell which instruction returned.
+/// A program built with -O2 whose `tail` ends in a tail call (`jmp helper`) and whose
+/// `pick` has two `ret`s (one for 5, one for 7 and other values).
 const TAIL_CALLING_PROGRAM: &str = r#"
 __attribute__((noinline)) int helper(int a) { __asm__ volatile(""); return a * 3; }
 __attribute__((noinline)) int tail(int a) { __asm__ volatile(""); return helper(a + 1); }
-int main(int argc, char **argv) { (void)argv; return tail(argc) == 6 ? 0 : 1; }
+__attribute__((noinline)) int pick(int a) {
+    __asm__ volatile("");
+    if (a == 1) return 5;
+    if (a == 2) return 7;
+    return a * 3;
+}
+int main(int argc, char **argv) {
+    (void)argv;
+    return tail(argc) == 6 && pick(argc) == 5 && pick(argc + 1) == 7 ? 0 : 1;
+}
 "#;
 
 #[test]
@@ -534,8 +579,8 @@ fn return_probes_have_the_returning_instruction_offset_in_arg0() {
         );
     }
 
-    // A function that leaves by a tail call still has its return probe, without the
-    // offset (arg0 0).
+    // Functions with several exits: each records, for the thread, that it was taken,
+    // and the return probe's arg0 is the offset of the one taken last.
     let source = scratch.write("tail.c", TAIL_CALLING_PROGRAM);
     let tail_binary = scratch.path("tail");
     if !Command::new("cc")
@@ -551,26 +596,53 @@ fn return_probes_have_the_returning_instruction_offset_in_arg0() {
     let tail = DTRACE.run(&[
         "-q",
         "-n",
-        "pid$target:a.out:tail:return, pid$target:a.out:helper:return { printf(\"%s %d %d\\n\", probefunc, arg0, arg1); }",
+        "pid$target:a.out:tail:return, pid$target:a.out:helper:return, pid$target:a.out:pick:return { printf(\"%s %x %d\\n\", probefunc, arg0, arg1); }",
         "-c",
         &tail_binary.display().to_string(),
     ]);
     assert_eq!(tail.status, Some(0), "{}", tail.stderr);
-    // helper leaves by its only ret (its offset, not 0), tail by its jump to helper.
+    // helper leaves by its only ret, tail by its jump to helper (a tail call, which
+    // DTrace's return probes count as an exit), pick by one ret for 5 and another for 7.
     let lines: Vec<Vec<&str>> = tail
         .stdout
         .lines()
         .map(|line| line.split_whitespace().collect())
         .collect();
-    assert_eq!(lines.len(), 3, "{}", tail.stdout);
+    assert_eq!(lines.len(), 5, "{}", tail.stdout);
+    let names_and_values: Vec<(&str, &str)> =
+        lines[..4].iter().map(|line| (line[0], line[2])).collect();
     assert_eq!(
-        (lines[0][0], lines[0][2]),
-        ("helper", "6"),
+        names_and_values,
+        [("helper", "6"), ("tail", "6"), ("pick", "5"), ("pick", "7")],
         "{}",
         tail.stdout
     );
-    assert_ne!(lines[0][1], "0", "{}", tail.stdout);
-    assert_eq!(lines[1], ["tail", "0", "6"], "{}", tail.stdout);
+    assert_ne!(lines[2][1], lines[3][1], "{}", tail.stdout);
+    if let (Some(helper_rets), Some(tail_jumps), Some(pick_rets)) = (
+        objdump_offsets_of(&tail_binary, "helper", "ret"),
+        objdump_offsets_of(&tail_binary, "tail", "jmp"),
+        objdump_offsets_of(&tail_binary, "pick", "ret"),
+    ) {
+        let hex = |offsets: Vec<u64>| -> Vec<String> {
+            offsets.iter().map(|offset| format!("{offset:x}")).collect()
+        };
+        assert_eq!(hex(helper_rets), [lines[0][1]], "{}", tail.stdout);
+        assert_eq!(hex(tail_jumps), [lines[1][1]], "{}", tail.stdout);
+        let pick_rets = hex(pick_rets);
+        assert!(
+            pick_rets.iter().any(|ret| ret == lines[2][1]),
+            "{}",
+            tail.stdout
+        );
+        assert!(
+            pick_rets.iter().any(|ret| ret == lines[3][1]),
+            "{}",
+            tail.stdout
+        );
+    }
+    for line in &lines[2..4] {
+        assert_ne!(line[1], "0", "{}", tail.stdout);
+    }
 
     // helper, entered by tail's jump and built without frame pointers, returns to main:
     // at its entry probe, ucaller and ustack()'s second frame are the return address on

@@ -234,7 +234,7 @@ fn register_and_stack_reads_load_for_every_context() {
     if !bpf_available("register_and_stack_reads_load_for_every_context") {
         return;
     }
-    use kernel_shim::translate::ContextKind;
+    use kernel_shim::translate::{ContextKind, ReturnOffset};
     let program = compile_d(
         "test:::fire { trace(regs[16]); trace(regs[arg1]); trace(uregs[19]); trace(uregs[arg0]); trace(ucaller); trace(ppid); trace(ustackdepth); ustack(); }",
     );
@@ -245,19 +245,19 @@ fn register_and_stack_reads_load_for_every_context() {
         ContextKind::Uprobe {
             return_probe: true,
             process: None,
-            offset_in_cookie: false,
+            return_offset: ReturnOffset::Unknown,
             function_entry: false,
         },
         ContextKind::Uprobe {
             return_probe: true,
             process: Some(1),
-            offset_in_cookie: true,
+            return_offset: ReturnOffset::Recorded,
             function_entry: false,
         },
         ContextKind::Uprobe {
             return_probe: false,
             process: Some(1),
-            offset_in_cookie: false,
+            return_offset: ReturnOffset::Unknown,
             function_entry: true,
         },
         ContextKind::PerfEvent,

@@ -120,6 +120,7 @@ pub(crate) fn absolute_address_probes(
                 semaphore_file_offset: None,
                 usdt_arguments: None,
                 return_offset: None,
+                return_exits: Vec::new(),
                 function_entry: false,
             }],
         },

@@ -25,7 +25,7 @@ use crate::process_maps::{mapped_objects, MappedObject};
 use crate::provider::{concrete_description, ProbeEntry, ProbeKind, Provider, UprobeSite};
 use crate::uprobe_instructions::uprobe_refuses;
 use crate::user_objects::{module_matches, parse_pid, split_provider_pid, ElfObjectCache};
-use crate::x86_branches::return_offsets;
+use crate::x86_branches::{exit_offsets, return_offsets};
 use crate::x86_length::instruction_offsets;
 
 /// The pid provider.
@@ -57,32 +57,31 @@ impl PidProvider {
             let Some(function_offset) = elf.file_offset(function.address) else {
                 continue;
             };
-            let site = |offset: u64, return_offset: Option<u64>| UprobeSite {
-                path: object.open_path.clone(),
-                file_offset: function_offset + offset,
-                semaphore_file_offset: None,
-                usdt_arguments: None,
-                return_offset,
-                function_entry: offset == 0,
-            };
             let probe = |name: &str, is_return: bool, offset: u64| {
                 // A return probe is a uretprobe: it fires once the function has
                 // returned, as DTrace for Linux's does and as illumos' does after
-                // emulating the `ret`. Its arg0, the returning instruction's offset,
-                // is known when the function has a single way out, a `ret`.
-                let return_offset = is_return
-                    .then(|| function_returns(elf, function))
-                    .flatten()
-                    .and_then(|returns| match returns[..] {
-                        [only] => Some(only),
-                        _ => None,
-                    });
+                // emulating the `ret`. Its arg0 is the offset of the instruction the
+                // function left by: known when the function has a single way out, a
+                // `ret`, else recorded at each of its exits as the thread takes it.
+                let (return_offset, return_exits) = if is_return {
+                    function_exits(elf, function)
+                } else {
+                    (None, Vec::new())
+                };
                 ProbeEntry::new(
                     concrete_description(&provider, &object.module, &function.name, name),
                     ProbeKind::Uprobe {
                         pid: Some(pid),
                         is_return,
-                        sites: vec![site(offset, return_offset)],
+                        sites: vec![UprobeSite {
+                            path: object.open_path.clone(),
+                            file_offset: function_offset + offset,
+                            semaphore_file_offset: None,
+                            usdt_arguments: None,
+                            return_offset,
+                            return_exits,
+                            function_entry: offset == 0,
+                        }],
                     },
                 )
             };
@@ -175,10 +174,25 @@ impl PidProvider {
     }
 }
 
-/// The offsets of `function`'s `ret` instructions when they are its only ways out.
-fn function_returns(elf: &ElfObject, function: &FunctionSymbol) -> Option<Vec<u64>> {
-    let code = elf.read_bytes(function.address, function.size).ok()?;
-    return_offsets(&code)
+/// How a return probe on `function` knows the instruction it left by: the offset of its
+/// only way out, a `ret`; or else the offsets of all its exits, where the one taken is
+/// recorded (none when one of them refuses a uprobe, or the code does not decode: the
+/// offset is then unknown, and `arg0` 0).
+fn function_exits(elf: &ElfObject, function: &FunctionSymbol) -> (Option<u64>, Vec<u64>) {
+    let Ok(code) = elf.read_bytes(function.address, function.size) else {
+        return (None, Vec::new());
+    };
+    if let Some([only]) = return_offsets(&code).as_deref() {
+        return (Some(*only), Vec::new());
+    }
+    let exits = exit_offsets(&code).unwrap_or_default();
+    if exits
+        .iter()
+        .any(|&offset| uprobe_refuses(&code[offset as usize..]))
+    {
+        return (None, Vec::new());
+    }
+    (None, exits)
 }
 
 /// Whether the kernel would refuse a uprobe on `function`'s first instruction (a

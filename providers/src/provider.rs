@@ -109,6 +109,10 @@ pub struct UprobeSite {
     /// one way out, a `ret`: that instruction's offset in the function, the probe's
     /// `arg0`.
     pub return_offset: Option<u64>,
+    /// For a pid return probe whose function may leave by several instructions: their
+    /// offsets (rets, jumps out of it, indirect jumps). Each records, for the thread,
+    /// that the function left there, and the uretprobe reads which one it was (`arg0`).
+    pub return_exits: Vec<u64>,
     /// Whether the site is a function's first instruction (pid entry and offset 0
     /// probes), where the return address is on top of the stack.
     pub function_entry: bool,

@@ -101,6 +101,7 @@ fn collect_usdt_probes(
                 .flatten(),
             usdt_arguments: Some(note.arguments.clone()),
             return_offset: None,
+            return_exits: Vec::new(),
             function_entry: false,
         };
         let provider = match pid {

@@ -1,7 +1,7 @@
 //! Where a function's x86-64 code returns: the offsets of its `ret` instructions, when
 //! control can leave the function no other way (no jump out of it, no indirect jump),
-//! so that a pid return probe can fire at the returning instruction as DTrace's does,
-//! with that instruction's offset as `arg0`.
+//! and otherwise every instruction that may leave it, so that a pid return probe's
+//! `arg0` can be the offset of the instruction the function left by, as DTrace's is.
 
 use crate::x86_length::instruction_length;
 
@@ -73,9 +73,34 @@ pub fn return_offsets(code: &[u8]) -> Option<Vec<u64>> {
     (!returns.is_empty()).then_some(returns)
 }
 
+/// The offsets of every instruction by which a function whose code is `code` may leave
+/// it: its `ret`s, jumps to outside it (tail calls) and indirect or far jumps (tail
+/// calls through pointers, or a switch's jump inside it). None when the code does not
+/// decode.
+pub fn exit_offsets(code: &[u8]) -> Option<Vec<u64>> {
+    let mut exits = Vec::new();
+    let mut position = 0;
+    while position < code.len() {
+        let length = instruction_length(&code[position..])?;
+        let leaves = match transfer(&code[position..], length) {
+            Transfer::Return | Transfer::Indirect => true,
+            Transfer::Relative(displacement) => {
+                let target = (position + length) as i64 + displacement;
+                target < 0 || target >= code.len() as i64
+            }
+            Transfer::Other => false,
+        };
+        if leaves {
+            exits.push(position as u64);
+        }
+        position += length;
+    }
+    Some(exits)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::return_offsets;
+    use super::{exit_offsets, return_offsets};
 
     #[test]
     fn returns_of_functions_that_leave_only_by_ret() {
@@ -110,5 +135,26 @@ mod tests {
         // No ret at all (a function that never returns), and undecodable code.
         assert_eq!(return_offsets(&[0x55, 0xE8, 0, 0, 0, 0]), None);
         assert_eq!(return_offsets(&[0x06, 0xC3]), None);
+    }
+
+    #[test]
+    fn exits_are_rets_jumps_out_and_indirect_jumps() {
+        // test; jne +1; ret; repz ret.
+        let code = [0x85, 0xFF, 0x75, 0x01, 0xC3, 0xF3, 0xC3];
+        assert_eq!(exit_offsets(&code), Some(vec![4, 5]));
+        // test; jne out; ret: the conditional tail call and the ret.
+        assert_eq!(
+            exit_offsets(&[0x85, 0xFF, 0x75, 0x40, 0xC3]),
+            Some(vec![2, 4])
+        );
+        // jmp *%rax; ret, and a tail call jmp rel32 alone.
+        assert_eq!(exit_offsets(&[0xFF, 0xE0, 0xC3]), Some(vec![0, 2]));
+        assert_eq!(exit_offsets(&[0xE9, 0x00, 0x10, 0x00, 0x00]), Some(vec![0]));
+        // A jump inside the function and a call are no exits.
+        assert_eq!(
+            exit_offsets(&[0xEB, 0x00, 0xE8, 0x00, 0x10, 0x00, 0x00, 0xC3]),
+            Some(vec![7])
+        );
+        assert_eq!(exit_offsets(&[0x06, 0xC3]), None);
     }
 }

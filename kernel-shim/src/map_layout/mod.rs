@@ -122,6 +122,7 @@ mod counters;
 mod difos;
 mod options;
 mod path_offsets;
+mod return_exits;
 mod task_offsets;
 mod vtimestamps;
 
@@ -140,6 +141,7 @@ pub use options::{
     LayoutError, LayoutOptions, MAX_HASH_KEY_SIZE, MAX_KERNEL_STRSIZE, MAX_PER_CPU_VALUE_SIZE,
 };
 pub use path_offsets::DentryPathOffsets;
+pub use return_exits::{ReturnExitLayout, RETURN_EXIT_ENTRIES};
 pub use task_offsets::{
     kernel_offsets_for, KernelOffsets, PerCpuBaseOffsets, RunQueueCurrentOffsets, TaskStructOffsets,
 };
@@ -211,6 +213,9 @@ pub struct MapFds {
     pub speculations: Option<i32>,
     /// The threads' times on CPU; present when the program reads `vtimestamp`.
     pub vtimestamps: Option<i32>,
+    /// Where pid return probes' functions were left (`runtime::return_exits`); present
+    /// when some enabled return probe records its exits.
+    pub return_exits: Option<i32>,
 }
 
 /// A work area (`state` map value), offsets in bytes. Fixed words come first;

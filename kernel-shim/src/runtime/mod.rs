@@ -12,6 +12,7 @@ pub mod perf_buffer;
 pub mod perf_ring;
 pub mod probe_plan;
 pub mod records;
+pub mod return_exits;
 pub mod session;
 pub mod syscall_dispatch;
 

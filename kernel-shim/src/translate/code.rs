@@ -76,6 +76,11 @@ impl ProgramCode {
         }
     }
 
+    /// The maps the program uses.
+    pub fn maps(&self) -> &MapFds {
+        &self.maps
+    }
+
     /// The assembled instructions.
     pub fn finish(self) -> Result<Vec<Insn>, AssembleError> {
         self.asm.finish()

@@ -111,7 +111,7 @@ use crate::ebpf::Insn;
 use crate::map_layout::{MapFds, ProgramLayout};
 
 pub use artificial_frames::{program_reads_kernel_stacks, ArtificialFrames, KernelTextRange};
-pub use context::{ContextKind, TracepointField, TracepointValue};
+pub use context::{ContextKind, ReturnOffset, TracepointField, TracepointValue};
 pub use error::TranslateError;
 pub use program::{FunctionKind, ProgramFunction, TranslatedProgram};
 pub use vtimestamps::vtimestamp_tracker;

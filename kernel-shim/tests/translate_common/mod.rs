@@ -257,6 +257,7 @@ pub fn load_kernel_with(
         aggregation_generations: fd_of("dtrace_agggen"),
         speculations: fd_of("dtrace_specs"),
         vtimestamps: fd_of("dtrace_vtimes"),
+        return_exits: None,
     };
     let translated = translate_probe(
         &layout,
