@@ -1,6 +1,7 @@
 //! The pid provider's `-` function: `pidPID:a.out:-:ADDRESS` probes the instruction at
-//! an absolute address of the process's executable, as DTrace's does (the probe's
-//! name is the address in hex).
+//! an absolute address of the process, as DTrace's does: the module must be the
+//! executable, the address may be in any code of the process, and the probe is named
+//! by the executable and the address in hex.
 
 use std::fs;
 
@@ -60,28 +61,30 @@ pub(crate) fn absolute_address_probes(
             format!("failed to create probe at '-+0x{address:x}': {why}"),
         )
     };
-    // The executable's mapping holding the address gives its offset in the file.
+    // The code mapping holding the address (the executable's or, as DTrace's address
+    // probes reach any code of the process, a library's) gives its file and offset.
     let maps = fs::read_to_string(format!("/proc/{pid}/maps")).map_err(|_| {
         error(
             UserProbeErrorTag::Grab,
             format!("failed to grab process {pid}"),
         )
     })?;
-    let file_offset = parse_maps(&maps)
+    let (object, file_offset) = parse_maps(&maps)
         .into_iter()
-        .find(|line| {
-            line.device == executable.device
-                && line.inode == executable.inode
-                && line.permissions.contains('x')
-                && (line.start..line.end).contains(&address)
+        .filter(|line| line.permissions.contains('x') && (line.start..line.end).contains(&address))
+        .find_map(|line| {
+            let object = mapped
+                .iter()
+                .find(|object| object.device == line.device && object.inode == line.inode)?;
+            Some((object, line.file_offset + (address - line.start)))
         })
-        .map(|line| line.file_offset + (address - line.start))
-        .ok_or_else(|| create_fail("no code of the executable is mapped there"))?;
+        .ok_or_else(|| create_fail("no code of the process is mapped there"))?;
     // Inside a function whose code decodes, the address must start an instruction: a
     // uprobe inside one would corrupt the process.
     let elf = objects
-        .get(executable)
+        .get(object)
         .map_err(|cause| create_fail(&cause.to_string()))?;
+    let mut function_entry = false;
     if let Some(function) = elf
         .address_of_file_offset(file_offset)
         .and_then(|virtual_address| elf.function_containing(virtual_address))
@@ -98,6 +101,7 @@ pub(crate) fn absolute_address_probes(
                 ));
             }
         }
+        function_entry = offset == 0;
         if uprobe_refuses(&code[offset as usize..]) {
             return Err(create_fail(
                 "the kernel cannot place a uprobe on the instruction there",
@@ -115,13 +119,13 @@ pub(crate) fn absolute_address_probes(
             pid: Some(pid),
             is_return: false,
             sites: vec![UprobeSite {
-                path: executable.open_path.clone(),
+                path: object.open_path.clone(),
                 file_offset,
                 semaphore_file_offset: None,
                 usdt_arguments: None,
                 return_offset: None,
                 return_exits: Vec::new(),
-                function_entry: false,
+                function_entry,
             }],
         },
     )])
