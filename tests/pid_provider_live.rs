@@ -836,3 +836,88 @@ fn functions_with_utf8_names_are_probed_by_name_and_listed_in_byte_columns() {
         "{line}"
     );
 }
+
+/// A library the command loads with `dlopen()` from its own directory once it runs.
+const LOADED_LIBRARY: &str = "int foo(int a) { return a * 7; }\n";
+
+/// A program that loads `libfoo.so` from its own directory and calls its `foo` three
+/// times.
+const LOADING_PROGRAM: &str = r#"
+#include <dlfcn.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <unistd.h>
+int main(void) {
+    char self[PATH_MAX] = {0}, library[PATH_MAX];
+    if (readlink("/proc/self/exe", self, sizeof(self) - 1) < 0) return 2;
+    snprintf(library, sizeof(library), "%s/libfoo.so", dirname(self));
+    void *handle = dlopen(library, RTLD_NOW);
+    if (!handle) return 3;
+    int (*foo)(int) = (int (*)(int))dlsym(handle, "foo");
+    int sum = 0;
+    for (int i = 0; i < 3; i++) sum += foo(i);
+    return sum == 21 ? 0 : 1;
+}
+"#;
+
+#[test]
+fn under_dash_z_probes_in_a_library_loaded_later_fire_once_it_is_loaded() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    let scratch = ScratchDirectory::new("pid-provider-dlopen");
+    let library_source = scratch.write("libfoo.c", LOADED_LIBRARY);
+    let program_source = scratch.write("loader.c", LOADING_PROGRAM);
+    let program = scratch.path("loader");
+    let built = Command::new("cc")
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(scratch.path("libfoo.so"))
+        .arg(&library_source)
+        .status()
+        .is_ok_and(|status| status.success())
+        && Command::new("cc")
+            .arg("-o")
+            .arg(&program)
+            .arg(&program_source)
+            .arg("-ldl")
+            .status()
+            .is_ok_and(|status| status.success());
+    if !built {
+        println!("skipping: no C compiler that builds shared libraries");
+        return;
+    }
+    let command = program.display().to_string();
+    let description = "pid$target:libfoo.so:foo:entry";
+    // Without -Z, a library not loaded yet matches nothing, as in DTrace.
+    let unmatched = DTRACE.run(&[
+        "-xerrtags",
+        "-n",
+        &format!("{description} {{ }}"),
+        "-c",
+        &command,
+    ]);
+    assert_eq!(unmatched.status, Some(1));
+    assert!(
+        unmatched.stderr.contains("[D_PDESC_ZERO]"),
+        "{}",
+        unmatched.stderr
+    );
+    // With -Z, the probes fire once the command has loaded it.
+    let deferred = DTRACE.run(&[
+        "-Z",
+        "-q",
+        "-n",
+        &format!(
+            "{description} {{ printf(\"%s %s %d\\n\", probemod, probefunc, arg0); }} \
+             pid$target:libfoo:foo:return {{ printf(\"%d\\n\", arg1); }}"
+        ),
+        "-c",
+        &command,
+    ]);
+    assert_eq!(deferred.status, Some(0), "{}", deferred.stderr);
+    assert_eq!(
+        deferred.stdout,
+        "libfoo.so foo 0\n0\nlibfoo.so foo 1\n7\nlibfoo.so foo 2\n14\n\n"
+    );
+}

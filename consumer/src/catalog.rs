@@ -17,6 +17,9 @@ pub struct RegistryCatalog {
     /// The first provider error met while matching (an unreadable process, a bad pid
     /// probe offset); the session reports it after compiling.
     first_error: RefCell<Option<String>>,
+    /// Whether a description matching nothing takes the probes it names in objects not
+    /// loaded yet (`-Z`: a library the process will `dlopen()`).
+    defers_unloaded_objects: bool,
 }
 
 impl RegistryCatalog {
@@ -36,7 +39,16 @@ impl RegistryCatalog {
         RegistryCatalog {
             registry: RefCell::new(registry),
             first_error: RefCell::new(None),
+            defers_unloaded_objects: false,
         }
+    }
+
+    /// This catalog, where a description that matches nothing takes the probes it names
+    /// in objects not loaded yet when `defer` (`-Z` when tracing, as DTrace matches
+    /// such descriptions again when a process loads a library).
+    pub fn deferring_unloaded_objects(mut self, defer: bool) -> RegistryCatalog {
+        self.defers_unloaded_objects = defer;
+        self
     }
 
     /// The registry, for attaching and listing after compilation.
@@ -85,7 +97,13 @@ impl RegistryCatalog {
 impl ProbeCatalog for RegistryCatalog {
     fn matching(&self, description: &ProbeDescription) -> Vec<ProbeInfo> {
         let mut registry = self.registry.borrow_mut();
-        let ids = match registry.matching(description) {
+        let ids = match registry.matching(description).and_then(|ids| {
+            if ids.is_empty() && self.defers_unloaded_objects {
+                registry.deferred_matching(description)
+            } else {
+                Ok(ids)
+            }
+        }) {
             Ok(ids) => ids,
             Err(error) => {
                 drop(registry);

@@ -9,6 +9,7 @@ pub mod error;
 pub mod fbt_provider;
 pub mod kernel_symbols;
 mod pid_addresses;
+mod pid_libraries;
 mod pid_probe_names;
 pub mod pid_provider;
 pub mod process_maps;

@@ -20,6 +20,7 @@ use crate::attributes::{ProviderAttributes, USER_PROBE_ATTRIBUTES};
 use crate::elf_object::{ElfObject, FunctionSymbol};
 use crate::error::{ProviderError, UserProbeErrorTag};
 use crate::pid_addresses::absolute_address_probes;
+use crate::pid_libraries::unloaded_library_candidates;
 use crate::pid_probe_names::{parse_pid_probe_names, PidProbeNames};
 use crate::process_maps::{mapped_objects, MappedObject};
 use crate::provider::{concrete_description, ProbeEntry, ProbeKind, Provider, UprobeSite};
@@ -365,6 +366,30 @@ impl Provider for PidProvider {
             });
         }
         Ok(entries)
+    }
+
+    fn deferred_probes(
+        &self,
+        description: &ProbeDescription,
+    ) -> Result<Vec<ProbeEntry>, ProviderError> {
+        let exact = |field: &str| !field.is_empty() && !is_glob_pattern(field);
+        let Some(digits) = pid_digits(&description.provider) else {
+            return Ok(Vec::new());
+        };
+        if !exact(&description.module) || description.function == "-" {
+            return Ok(Vec::new());
+        }
+        let pid = parse_pid(&description.provider, digits)?;
+        let names = parse_pid_probe_names(&description.name)?;
+        for object in unloaded_library_candidates(pid, &description.module) {
+            let Ok(elf) = self.objects.get(&object) else {
+                continue;
+            };
+            let mut entries = Vec::new();
+            self.object_probes(pid, description, &names, &object, &elf, &mut entries)?;
+            return Ok(entries);
+        }
+        Ok(Vec::new())
     }
 
     fn attributes(&self) -> ProviderAttributes {

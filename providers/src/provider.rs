@@ -132,6 +132,17 @@ pub trait Provider: Send + Sync {
     /// order (deterministic for a given machine state).
     fn probes(&self, description: &ProbeDescription) -> Result<Vec<ProbeEntry>, ProviderError>;
 
+    /// Probes `description` names in objects not loaded yet, asked for when it matched
+    /// nothing and zero matches are allowed (`-Z`): they fire once the object is loaded,
+    /// as DTrace's descriptions matched again when a process loads a library. None by
+    /// default.
+    fn deferred_probes(
+        &self,
+        _description: &ProbeDescription,
+    ) -> Result<Vec<ProbeEntry>, ProviderError> {
+        Ok(Vec::new())
+    }
+
     /// A cheap test of whether any probe of this provider could match `description`;
     /// the registry does not ask (or read, if costly) a provider that answers false.
     /// The default checks only the provider field.
