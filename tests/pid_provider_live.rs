@@ -256,9 +256,9 @@ fn a_globbed_function_with_an_offset_takes_the_functions_that_have_it() {
     let every = list("pid$target:a.out::");
     let last_of_main = every
         .iter()
-        .filter(|(function, name)| function == "main" && name != "entry" && name != "return")
+        .rev()
+        .find(|(function, name)| function == "main" && name != "entry" && name != "return")
         .map(|(_, name)| name.clone())
-        .last()
         .expect("main's instructions");
     let expected: Vec<(String, String)> = every
         .iter()
