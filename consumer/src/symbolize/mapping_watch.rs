@@ -94,6 +94,15 @@ fn runs_dtrace_image(pid: u64) -> bool {
     own_executable.is_some() && fs::read_link(format!("/proc/{pid}/exe")).ok() == own_executable
 }
 
+/// Whether process `pid` is stopped (held under ptrace, or by a stop signal).
+fn is_stopped(pid: u64) -> bool {
+    fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit_once(')')
+            .and_then(|(_, rest)| rest.trim_start().chars().next())
+            .is_some_and(|state| matches!(state, 't' | 'T'))
+    })
+}
+
 /// The helper thread's loop: read the mappings, record them when they changed, pause.
 fn watch_mappings(pid: u64, store: &Mutex<MappingStore>, stop: &AtomicBool) {
     let maps_path = format!("/proc/{pid}/maps");
@@ -104,7 +113,11 @@ fn watch_mappings(pid: u64, store: &Mutex<MappingStore>, stop: &AtomicBool) {
         // are of no interest, and once released it may run for only a few milliseconds,
         // so until it has exec'd only the (cheaper) executable link is watched, at the
         // fastest pace.
-        if runs_dtrace_image(pid) {
+        // Likewise while a child is held at its entry point (stopped under ptrace
+        // until tracing starts): its mappings cannot change, and once released it
+        // may load a library and exit within milliseconds.
+        if runs_dtrace_image(pid) || is_stopped(pid) {
+            interval = FASTEST_INTERVAL;
             std::thread::park_timeout(FASTEST_INTERVAL);
             continue;
         }
