@@ -903,6 +903,23 @@ fn under_dash_z_probes_in_a_library_loaded_later_fire_once_it_is_loaded() {
         "{}",
         unmatched.stderr
     );
+    // With -Z its functions are found in its file, and names checked against them.
+    let badname = DTRACE.run(&[
+        "-Z",
+        "-xerrtags",
+        "-n",
+        "pid$target:libfoo.so:foo:bogus { }",
+        "-c",
+        &command,
+    ]);
+    assert_eq!(badname.status, Some(1));
+    assert!(
+        badname
+            .stderr
+            .ends_with("[D_PROC_NAME] 'bogus' is an invalid probe name\n"),
+        "{}",
+        badname.stderr
+    );
     // With -Z, the probes fire once the command has loaded it.
     let deferred = DTRACE.run(&[
         "-Z",

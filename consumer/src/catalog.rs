@@ -86,6 +86,20 @@ impl RegistryCatalog {
         entries
     }
 
+    /// The probes `description` matches, and when it matches none and the catalog
+    /// defers, those it names in objects not loaded yet.
+    fn matched(
+        &self,
+        registry: &mut ProbeRegistry,
+        description: &ProbeDescription,
+    ) -> Result<Vec<u32>, providers::error::ProviderError> {
+        let ids = registry.matching(description)?;
+        if ids.is_empty() && self.defers_unloaded_objects {
+            return registry.deferred_matching(description);
+        }
+        Ok(ids)
+    }
+
     fn note_error(&self, message: String) {
         let mut first = self.first_error.borrow_mut();
         if first.is_none() {
@@ -97,13 +111,7 @@ impl RegistryCatalog {
 impl ProbeCatalog for RegistryCatalog {
     fn matching(&self, description: &ProbeDescription) -> Vec<ProbeInfo> {
         let mut registry = self.registry.borrow_mut();
-        let ids = match registry.matching(description).and_then(|ids| {
-            if ids.is_empty() && self.defers_unloaded_objects {
-                registry.deferred_matching(description)
-            } else {
-                Ok(ids)
-            }
-        }) {
+        let ids = match self.matched(&mut registry, description) {
             Ok(ids) => ids,
             Err(error) => {
                 drop(registry);
@@ -127,7 +135,9 @@ impl ProbeCatalog for RegistryCatalog {
     }
 
     fn refusal(&self, description: &ProbeDescription) -> Option<ProbeRefusal> {
-        let error = self.registry.borrow_mut().matching(description).err()?;
+        let error = self
+            .matched(&mut self.registry.borrow_mut(), description)
+            .err()?;
         Some(ProbeRefusal {
             tag: ErrorTag::from_name(error.tag_name()?)?,
             message: error.to_string(),

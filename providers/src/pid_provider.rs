@@ -380,13 +380,16 @@ impl Provider for PidProvider {
             return Ok(Vec::new());
         }
         let pid = parse_pid(&description.provider, digits)?;
-        let names = parse_pid_probe_names(&description.name)?;
         for object in unloaded_library_candidates(pid, &description.module) {
             let Ok(elf) = self.objects.get(&object) else {
                 continue;
             };
+            // As for loaded objects, the name is checked once a function is found.
             let mut entries = Vec::new();
-            self.object_probes(pid, description, &names, &object, &elf, &mut entries)?;
+            if !functions_described(&elf.functions, &description.function).is_empty() {
+                let names = parse_pid_probe_names(&description.name)?;
+                self.object_probes(pid, description, &names, &object, &elf, &mut entries)?;
+            }
             return Ok(entries);
         }
         Ok(Vec::new())
