@@ -78,8 +78,10 @@ pub fn unloaded_library_candidates(pid: u32, module: &str) -> Vec<MappedObject> 
             seen.push(directory);
             continue;
         };
+        // Only names that start with the module's can be it (`libc` names `libc.so.6`).
         let mut names: Vec<String> = entries
             .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+            .filter(|name| name.starts_with(module))
             .collect();
         // The exact name first, then versioned names in a stable order.
         names.sort_by_key(|name| (name != module, name.clone()));
