@@ -94,12 +94,13 @@ fn runs_dtrace_image(pid: u64) -> bool {
     own_executable.is_some() && fs::read_link(format!("/proc/{pid}/exe")).ok() == own_executable
 }
 
-/// Whether process `pid` is stopped (held under ptrace, or by a stop signal).
-fn is_stopped(pid: u64) -> bool {
+/// Whether process `pid` is stopped under ptrace (state `t`): a `-c` command held at
+/// its entry point until tracing starts.
+fn is_held(pid: u64) -> bool {
     fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
         stat.rsplit_once(')')
             .and_then(|(_, rest)| rest.trim_start().chars().next())
-            .is_some_and(|state| matches!(state, 't' | 'T'))
+            == Some('t')
     })
 }
 
@@ -116,7 +117,7 @@ fn watch_mappings(pid: u64, store: &Mutex<MappingStore>, stop: &AtomicBool) {
         // Likewise while a child is held at its entry point (stopped under ptrace
         // until tracing starts): its mappings cannot change, and once released it
         // may load a library and exit within milliseconds.
-        if runs_dtrace_image(pid) || is_stopped(pid) {
+        if runs_dtrace_image(pid) || is_held(pid) {
             interval = FASTEST_INTERVAL;
             std::thread::park_timeout(FASTEST_INTERVAL);
             continue;
