@@ -840,19 +840,19 @@ fn functions_with_utf8_names_are_probed_by_name_and_listed_in_byte_columns() {
 /// A library the command loads with `dlopen()` from its own directory once it runs.
 const LOADED_LIBRARY: &str = "int foo(int a) { return a * 7; }\n";
 
-/// A program that loads `libfoo.so` from its own directory and calls its `foo` three
-/// times.
+/// A program that loads `libfoo.so` from its own directory (or, given a name, the
+/// library of that name, found through its DT_RUNPATH) and calls its `foo` three times.
 const LOADING_PROGRAM: &str = r#"
 #include <dlfcn.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <unistd.h>
-int main(void) {
+int main(int argc, char **argv) {
     char self[PATH_MAX] = {0}, library[PATH_MAX];
     if (readlink("/proc/self/exe", self, sizeof(self) - 1) < 0) return 2;
     snprintf(library, sizeof(library), "%s/libfoo.so", dirname(self));
-    void *handle = dlopen(library, RTLD_NOW);
+    void *handle = dlopen(argc > 1 ? argv[1] : library, RTLD_NOW);
     if (!handle) return 3;
     int (*foo)(int) = (int (*)(int))dlsym(handle, "foo");
     int sum = 0;
@@ -880,7 +880,7 @@ fn under_dash_z_probes_in_a_library_loaded_later_fire_once_it_is_loaded() {
             .arg("-o")
             .arg(&program)
             .arg(&program_source)
-            .arg("-ldl")
+            .args(["-ldl", "-Wl,-rpath,$ORIGIN/plugins"])
             .status()
             .is_ok_and(|status| status.success());
     if !built {
@@ -936,5 +936,27 @@ fn under_dash_z_probes_in_a_library_loaded_later_fire_once_it_is_loaded() {
     assert_eq!(
         deferred.stdout,
         "libfoo.so foo 0\n0\nlibfoo.so foo 1\n7\nlibfoo.so foo 2\n14\n\n"
+    );
+    // A library found through the executable's DT_RUNPATH ($ORIGIN/plugins).
+    let plugins = scratch.path("plugins");
+    std::fs::create_dir_all(&plugins).expect("plugins directory");
+    std::fs::copy(scratch.path("libfoo.so"), plugins.join("libbar.so")).expect("libbar.so");
+    let through_runpath = DTRACE.run(&[
+        "-Z",
+        "-q",
+        "-n",
+        "pid$target:libbar.so:foo:entry { printf(\"%s %d\\n\", probemod, arg0); }",
+        "-c",
+        &format!("{command} libbar.so"),
+    ]);
+    assert_eq!(
+        through_runpath.status,
+        Some(0),
+        "{}",
+        through_runpath.stderr
+    );
+    assert_eq!(
+        through_runpath.stdout,
+        "libbar.so 0\nlibbar.so 1\nlibbar.so 2\n\n"
     );
 }

@@ -10,7 +10,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use crate::process_maps::{mapped_objects, MappedObject};
-use crate::user_objects::module_matches;
+use crate::user_objects::{module_matches, ElfObjectCache};
 
 /// Directories the dynamic linker searches by default on Linux (after `LD_LIBRARY_PATH`
 /// and the cache, which lists libraries of these directories).
@@ -27,11 +27,15 @@ const DEFAULT_LIBRARY_DIRECTORIES: [&str; 8] = [
 
 /// The files `module` (an exact module field) may name for process `pid` when the
 /// process has not mapped it, best first: a path, or a name looked up in the process's
-/// `LD_LIBRARY_PATH`, its working directory (a `dlopen("./libx.so")`), the directories
-/// of the libraries it already loaded, and the default directories (a file there may
-/// be a linker script rather than a library: the caller takes the first that parses).
-/// None when the process maps it already.
-pub fn unloaded_library_candidates(pid: u32, module: &str) -> Vec<MappedObject> {
+/// `LD_LIBRARY_PATH`, its executable's DT_RUNPATH (or DT_RPATH), its working directory
+/// (a `dlopen("./libx.so")`), the directories of the objects it already loaded, and the
+/// default directories (a file there may be a linker script rather than a library: the
+/// caller takes the first that parses). None when the process maps it already.
+pub fn unloaded_library_candidates(
+    pid: u32,
+    module: &str,
+    objects: &ElfObjectCache,
+) -> Vec<MappedObject> {
     let Ok(mapped) = mapped_objects(pid) else {
         return Vec::new();
     };
@@ -55,6 +59,20 @@ pub fn unloaded_library_candidates(pid: u32, module: &str) -> Vec<MappedObject> 
                         .map(PathBuf::from),
                 );
             }
+        }
+    }
+    if let Some(executable) = mapped.iter().find(|object| object.is_main_executable) {
+        let origin = Path::new(&executable.path)
+            .parent()
+            .map_or_else(String::new, |directory| directory.display().to_string());
+        if let Ok(elf) = objects.get(executable) {
+            directories.extend(elf.library_search_path.iter().map(|directory| {
+                PathBuf::from(
+                    directory
+                        .replace("${ORIGIN}", &origin)
+                        .replace("$ORIGIN", &origin),
+                )
+            }));
         }
     }
     if let Ok(directory) = fs::read_link(format!("/proc/{pid}/cwd")) {

@@ -380,7 +380,7 @@ impl Provider for PidProvider {
             return Ok(Vec::new());
         }
         let pid = parse_pid(&description.provider, digits)?;
-        for object in unloaded_library_candidates(pid, &description.module) {
+        for object in unloaded_library_candidates(pid, &description.module, &self.objects) {
             let Ok(elf) = self.objects.get(&object) else {
                 continue;
             };
