@@ -266,6 +266,52 @@ fn io_start_and_done_see_a_direct_write_with_its_device() {
     assert!(bytes_of("done") >= written, "stdout: {}", outcome.stdout);
 }
 
+/// The classic disk-latency one-liner keys `io:::start` by `arg0` and looks the key up
+/// in `io:::done`: `arg0` is the same buffer (the request's first bio) in both, so the
+/// completions of a direct write are found.
+#[test]
+fn io_done_arg0_is_the_key_io_start_gave() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    let scratch = ScratchDirectory::new("io_arg0_key");
+    let file = scratch.path("direct.bin");
+    std::fs::write(&file, b"").expect("create the file");
+    if device_name_of(&file).is_none() {
+        println!("skipping: the scratch directory is not on a block device");
+        return;
+    }
+    let command = format!(
+        "/bin/dd if=/dev/zero of={} bs=1M count=4 oflag=direct conv=fsync",
+        file.display()
+    );
+    let outcome = DTRACE.run(&[
+        "-q",
+        "-n",
+        r#"io:::start /pid == $target/ { start[arg0] = timestamp; }
+           io:::done /start[arg0]/ {
+               @found = count();
+               @latency = quantize(timestamp - start[arg0]);
+               start[arg0] = 0;
+           }
+           END { printa("found %@d\n", @found); }"#,
+        "-c",
+        &command,
+    ]);
+    succeeded(&outcome);
+    let found: u64 = lines(&outcome)
+        .iter()
+        .filter_map(|line| line.strip_prefix("found "))
+        .filter_map(|count| count.trim().parse().ok())
+        .sum();
+    assert!(
+        found >= 4,
+        "stdout: {}\nstderr: {}",
+        outcome.stdout,
+        outcome.stderr
+    );
+}
+
 /// The stable-provider scripts of `examples/` run on a workload the `-c` command
 /// makes and print what they are for.
 #[test]

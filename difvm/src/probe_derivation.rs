@@ -42,6 +42,16 @@ pub enum ArgumentTranslation {
     /// `args[N]` is the `string` at the user-space address the native value holds
     /// (`proc:::exec`'s path), copied in as `copyinstr()` would.
     UserString,
+    /// `args[N]` is another value than `argN` translated to this type: `io:::done`'s
+    /// `arg0` is the request's first bio, the key `io:::start`'s `arg0` gave, while its
+    /// `args[0]` describes the whole request.
+    TranslatedFrom {
+        translated_type: String,
+        /// The C type of `value`, which the library's translator takes.
+        native_type: String,
+        /// The value translated, a D expression over the underlying probe's arguments.
+        value: String,
+    },
 }
 
 impl DerivedArgument {
@@ -50,6 +60,9 @@ impl DerivedArgument {
         match &self.translation {
             ArgumentTranslation::Native => &self.native_type,
             ArgumentTranslation::Translated(ty) => ty,
+            ArgumentTranslation::TranslatedFrom {
+                translated_type, ..
+            } => translated_type,
             ArgumentTranslation::UserString => "string",
         }
     }

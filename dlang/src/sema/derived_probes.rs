@@ -181,7 +181,11 @@ impl Analyzer<'_> {
                 let text = format!("copyinstr((uintptr_t)({}))", argument.value);
                 self.derivation_expression(&text, span)?
             }
-            ArgumentTranslation::Translated(ty) => {
+            ArgumentTranslation::Translated(ty)
+            | ArgumentTranslation::TranslatedFrom {
+                translated_type: ty,
+                ..
+            } => {
                 return Err(error(
                     ErrorTag::D_XLATE_NONE,
                     span,
@@ -207,8 +211,13 @@ impl Analyzer<'_> {
         let Some((argument, _)) = self.derived_argument(index, span)? else {
             return Ok(None);
         };
-        let ArgumentTranslation::Translated(type_name) = &argument.translation else {
-            return Ok(None);
+        let type_name = match &argument.translation {
+            ArgumentTranslation::Translated(type_name)
+            | ArgumentTranslation::TranslatedFrom {
+                translated_type: type_name,
+                ..
+            } => type_name,
+            ArgumentTranslation::Native | ArgumentTranslation::UserString => return Ok(None),
         };
         if !self.options.system_library {
             return Err(error(
@@ -221,7 +230,16 @@ impl Analyzer<'_> {
         }
         self.load_library_defining_type(type_name.trim_end_matches(['*', ' ']))?;
         let translated = self.named_type(type_name, span)?;
-        let native = self.native_argument(&argument, span)?;
+        let native = match &argument.translation {
+            ArgumentTranslation::TranslatedFrom {
+                native_type, value, ..
+            } => {
+                let source = self.derivation_expression(value, span)?;
+                let source_type = self.named_type(native_type, span)?;
+                self.convert(source, source_type)
+            }
+            _ => self.native_argument(&argument, span)?,
+        };
         Ok(Some((translated, native)))
     }
 

@@ -64,6 +64,13 @@ pub(crate) enum Translation {
     To(&'static str),
     /// The user-space string the native value points at.
     UserString,
+    /// Another value than the native one (of the given C type, as D over the
+    /// underlying probe's arguments), translated to this type by the D library.
+    ToFrom {
+        translated_type: &'static str,
+        native_type: &'static str,
+        value: &'static str,
+    },
     /// Not one of the probe's documented `args[]` (not listed): a value the library's
     /// translators read as `argN` (the tcp provider's TCP state and direction).
     /// Hidden arguments come after the documented ones.
@@ -192,6 +199,15 @@ fn derived_argument(argument: &StableArgument) -> DerivedArgument {
             Translation::Native | Translation::Hidden => ArgumentTranslation::Native,
             Translation::To(ty) => ArgumentTranslation::Translated(ty.to_string()),
             Translation::UserString => ArgumentTranslation::UserString,
+            Translation::ToFrom {
+                translated_type,
+                native_type,
+                value,
+            } => ArgumentTranslation::TranslatedFrom {
+                translated_type: translated_type.to_string(),
+                native_type: native_type.to_string(),
+                value: value.to_string(),
+            },
         },
     }
 }
