@@ -302,7 +302,7 @@ fn io_done_arg0_is_the_key_io_start_gave() {
     let found: u64 = lines(&outcome)
         .iter()
         .filter_map(|line| line.strip_prefix("found "))
-        .filter_map(|count| count.trim().parse().ok())
+        .filter_map(|count| count.trim().parse::<u64>().ok())
         .sum();
     assert!(
         found >= 4,
