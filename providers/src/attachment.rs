@@ -6,7 +6,9 @@
 use difvm::object::{EnabledProbe, PROBE_ID_ERROR};
 use kernel_shim::runtime::{AttachTarget, ClockCpus, Marker, ProbeInstrumentation, ProbePlan};
 use kernel_shim::sys::CpuClockRate;
-use kernel_shim::translate::{ContextKind, ReturnOffset, TracepointField};
+use kernel_shim::translate::{
+    parse_usdt_arguments, ContextKind, ReturnOffset, TracepointField, UsdtArgument,
+};
 
 use crate::provider::{DtraceProbe, ProbeEntry, ProbeKind, UprobeSite};
 use crate::tracefs::{mount_tracefs_if_missing, EventFormat};
@@ -159,6 +161,7 @@ pub fn probe_plan(probe: &ProbeEntry) -> Result<Option<ProbePlan>, String> {
                     process: *pid,
                     return_offset,
                     function_entry: !*is_return && sites.iter().all(|site| site.function_entry),
+                    usdt_arguments: usdt_arguments(sites),
                 },
                 sites
                     .iter()
@@ -193,6 +196,21 @@ pub fn probe_plan(probe: &ProbeEntry) -> Result<Option<ProbePlan>, String> {
         instrumentation,
         exit_recorders,
     }))
+}
+
+/// The arguments of a USDT probe as its sites' notes place them, when every site is a
+/// USDT site and all place them alike (one program serves all the sites). Otherwise the
+/// arguments are read from the calling convention's registers.
+fn usdt_arguments(sites: &[UprobeSite]) -> Option<Vec<UsdtArgument>> {
+    let (first, rest) = sites.split_first()?;
+    let specification = first.usdt_arguments.as_deref()?;
+    if rest
+        .iter()
+        .any(|site| site.usdt_arguments.as_deref() != Some(specification))
+    {
+        return None;
+    }
+    parse_usdt_arguments(specification)
 }
 
 /// The underlying argument holding the task a derived probe is about, when that is not
@@ -352,6 +370,7 @@ mod tests {
             process: Some(42),
             return_offset,
             function_entry: false,
+            usdt_arguments: None,
         };
         // One way out: its offset is the uretprobe's cookie.
         let single = plan_of(site(Some(0x1c), Vec::new()));

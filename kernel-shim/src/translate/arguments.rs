@@ -8,12 +8,14 @@
 //! arguments cost a helper call to read, so a probe whose clauses name no argument reads
 //! none.
 //!
-//! x86_64 `struct pt_regs` offsets are used for syscall, profile and uprobe contexts.
+//! x86_64 `struct pt_regs` offsets are used for syscall, profile and uprobe contexts
+//! (`usdt_arguments` reads a USDT probe's).
 
 use super::code::ProgramCode;
 use super::context::{ContextKind, ReturnOffset, TracepointField, TracepointValue};
 use super::error::TranslateError;
 use super::registers::{CONTEXT, STATE};
+use super::usdt_arguments::load_usdt_arguments;
 use crate::ebpf::{AluOp, Helper, Insn, JmpOp, Label, MemSize, Reg};
 use crate::map_layout::{ProgramLayout, ReturnExitLayout};
 
@@ -98,6 +100,7 @@ pub fn emit_argument_loading(
             return_probe,
             process,
             return_offset,
+            usdt_arguments,
             ..
         } => {
             if let Some(process) = process {
@@ -106,7 +109,18 @@ pub fn emit_argument_loading(
                 code.asm
                     .jmp_imm_to(JmpOp::Ne, Reg::R0, *process as i32, skip);
             }
-            load_function_arguments(code, layout, *return_probe, used, Helper::ProbeReadUser);
+            match usdt_arguments {
+                Some(usdt) if !*return_probe => {
+                    load_usdt_arguments(code, usdt, used, |index| argument_word(layout, index))
+                }
+                _ => load_function_arguments(
+                    code,
+                    layout,
+                    *return_probe,
+                    used,
+                    Helper::ProbeReadUser,
+                ),
+            }
             if *return_probe && used & 1 != 0 {
                 load_return_offset(code, layout, *return_offset)?;
             }

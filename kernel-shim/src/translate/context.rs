@@ -85,11 +85,15 @@ pub enum ContextKind {
     ///
     /// With `function_entry` (a pid entry probe), the uprobe is on a function's first
     /// instruction, where the return address is the word at `sp`: `ucaller`.
+    ///
+    /// With `usdt_arguments` (a USDT probe whose sites agree on them), the arguments are
+    /// where the probe's note says, not in the calling convention's registers.
     Uprobe {
         return_probe: bool,
         process: Option<u32>,
         return_offset: ReturnOffset,
         function_entry: bool,
+        usdt_arguments: Option<Vec<super::usdt_arguments::UsdtArgument>>,
     },
     /// A kprobe or kretprobe (fbt on kernels that allow kprobes): as a uprobe, with
     /// kernel registers.

@@ -72,6 +72,7 @@ pub mod artificial_frames;
 pub mod context;
 mod registers;
 mod tuples;
+pub mod usdt_arguments;
 
 mod aggregations;
 mod arguments;
@@ -114,6 +115,7 @@ pub use artificial_frames::{program_reads_kernel_stacks, ArtificialFrames, Kerne
 pub use context::{ContextKind, ReturnOffset, TracepointField, TracepointValue};
 pub use error::TranslateError;
 pub use program::{FunctionKind, ProgramFunction, TranslatedProgram};
+pub use usdt_arguments::{parse_usdt_arguments, UsdtArgument, UsdtLocation};
 pub use vtimestamps::vtimestamp_tracker;
 
 /// Translates the ECB chain of probe `probe_id`: every statement of `enabled` whose
