@@ -4,7 +4,8 @@
 //! agreeing with the reference interpreter, and a million distinct keys that are either
 //! all printed or accounted for by aggregation drops, and `execname` keys and records that
 //! hold the longest task name whole in their 16 bytes, and `lquantize()` histograms too
-//! large for one kernel map value (kept in parts) that count every value.
+//! large for one kernel map value (kept in parts) that count every value, and a printa()
+//! after a trunc() that prints only the entries kept.
 //!
 //! These tests trace the running machine, so each one first checks that it may (root and a
 //! working `dtrace -n 'BEGIN { exit(0); }'`) and otherwise prints `skipping: <reason>` and
@@ -596,4 +597,35 @@ fn lquantize_with_ten_thousand_levels_counts_every_value() {
             .or_insert(0u64) += 1;
     }
     assert_eq!(histogram_rows(&outcome.stdout), expected);
+}
+
+/// `trunc(@, 2); printa(@);` prints the two entries kept, even though dtrace's own
+/// system calls (made while it truncates) aggregate a third key before the printa(): as
+/// dtrace(1) takes one snapshot per pass over the buffers, the printa() sees the data
+/// the trunc() left. Three ticks, as the third key does not come back at every one.
+#[test]
+fn printa_after_trunc_prints_only_the_entries_kept() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    let outcome = DTRACE.run(&[
+        "-q",
+        "-n",
+        "BEGIN { @[1] = sum(100000000); @[2] = sum(50000000); }
+         syscall:::entry /pid == $pid/ { @[0] = sum(1); }
+         tick-1s { printf(\"tick\\n\"); trunc(@, 2); printa(\"key %d\\n\", @); }
+         tick-1s /++ticks == 3/ { exit(0); }",
+    ]);
+    assert_eq!(outcome.status, Some(0), "{}", outcome.stderr);
+    let keys: Vec<&str> = outcome
+        .stdout
+        .lines()
+        .filter(|line| !line.is_empty())
+        .collect();
+    assert_eq!(
+        keys,
+        ["tick", "key 2", "key 1", "tick", "key 2", "key 1", "tick", "key 2", "key 1"],
+        "stdout: {}",
+        outcome.stdout
+    );
 }

@@ -87,6 +87,13 @@ pub struct Session<'o> {
     /// The options in effect, which `setopt()` changes while tracing.
     options: OptionSet,
     printed_aggregations: BTreeSet<u32>,
+    /// Whether the pass over the buffers now being consumed has its aggregation
+    /// snapshot: the first printa() of a pass takes it (so it shows what the probes
+    /// aggregated before it fired) unless a clear() or trunc() took it first, and the
+    /// actions after it in the pass see that data only, as with dtrace(1)'s one snapshot
+    /// per pass: `trunc(@, 3); printa(@);` prints three entries even when a key is
+    /// aggregated in between.
+    snapshot_taken: bool,
     /// The output the session was made with (standard output or the `-o` file in
     /// dtrace(1)), which `freopen("")` restores.
     output: &'o mut dyn SessionOutput,
@@ -139,6 +146,7 @@ impl<'o> Session<'o> {
             aggregation_interval: Duration::from_secs(1),
             options: OptionSet::new(),
             printed_aggregations: BTreeSet::new(),
+            snapshot_taken: false,
             output,
             reopened_output: None,
             exit_status: None,
@@ -368,6 +376,7 @@ impl<'o> Session<'o> {
     ) -> Result<(), String> {
         let before = engine.begin_aggregation_generation(aggregation)?;
         self.absorb_aggregations(before);
+        self.snapshot_taken = true;
         self.aggregations.clear(aggregation);
         engine.finish_aggregation_generation(aggregation, &[]);
         Ok(())
@@ -383,6 +392,7 @@ impl<'o> Session<'o> {
     ) -> Result<(), String> {
         let before = engine.begin_aggregation_generation(aggregation)?;
         self.absorb_aggregations(before);
+        self.snapshot_taken = true;
         let kept = self.aggregations.truncate(aggregation, keep);
         engine.finish_aggregation_generation(aggregation, &kept);
         Ok(())
@@ -395,6 +405,7 @@ impl<'o> Session<'o> {
         buffers: Vec<(u32, Vec<u8>)>,
         drops: &DropCounters,
     ) -> Result<(), String> {
+        self.snapshot_taken = false;
         for (cpu, buffer) in buffers {
             let statements = self.program.statements.clone();
             let enabled_probes = self.enabled_probes.clone();
@@ -479,7 +490,9 @@ impl<'o> Session<'o> {
                 format,
                 aggregations,
             } => {
-                self.absorb_aggregations(engine.drain_aggregations());
+                if !std::mem::replace(&mut self.snapshot_taken, true) {
+                    self.absorb_aggregations(engine.drain_aggregations());
+                }
                 self.print_aggregations(text, format.as_ref(), aggregations)?;
             }
             ActionKind::Clear { aggregation } => {
