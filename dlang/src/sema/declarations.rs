@@ -557,6 +557,7 @@ impl Analyzer<'_> {
         } else {
             self.types.declare_union(tag.as_deref())
         };
+        self.types.begin_definition(ty);
         let mut layout = Vec::new();
         let mut names: HashMap<String, ()> = HashMap::new();
         for member in members {
