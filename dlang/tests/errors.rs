@@ -489,7 +489,7 @@ fn pointers_members_and_sizes() {
     check(
         "BEGIN { trace(curthread->pid); }",
         "D_OP_INCOMPLETE",
-        "operator -> cannot be applied to a forward declaration: no struct definition is available",
+        "operator -> cannot be applied to a forward declaration: no struct task_struct definition is available",
     );
     check(
         "struct s { int a; }; BEGIN { trace(offsetof(struct s, b)); }",

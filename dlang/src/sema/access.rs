@@ -606,11 +606,14 @@ impl Analyzer<'_> {
         }
         match self.types.resolved_kind(aggregate) {
             TypeKind::Struct { body: None, .. } | TypeKind::Union { body: None, .. } => {
-                let word = if matches!(self.types.resolved_kind(aggregate), TypeKind::Struct { .. }) { "struct" } else { "union" };
+                // dt_cook_op2() names the forward declaration as libctf does: `struct T`.
                 return Err(error(
                     ErrorTag::D_OP_INCOMPLETE,
                     span,
-                    format!("operator {operator} cannot be applied to a forward declaration: no {word} definition is available"),
+                    format!(
+                        "operator {operator} cannot be applied to a forward declaration: no {} definition is available",
+                        self.type_name(self.types.resolve(aggregate))
+                    ),
                 ));
             }
             TypeKind::Struct { .. } | TypeKind::Union { .. } => {}
