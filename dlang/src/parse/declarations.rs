@@ -373,7 +373,9 @@ impl<'s, 'c> Parser<'s, 'c> {
         };
         let tag = self.parse_tag()?;
         let members = if self.eat(Punctuator::LeftBrace)?.is_some() {
-            let mut members = Vec::new();
+            // DTrace's grammar takes one member declaration or more: `struct s { }` is
+            // a syntax error at the `}`.
+            let mut members = vec![self.nested(|parser| parser.parse_member_declaration())?];
             while !self.at(Punctuator::RightBrace)? {
                 members.push(self.nested(|parser| parser.parse_member_declaration())?);
             }
