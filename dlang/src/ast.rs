@@ -360,7 +360,8 @@ pub struct MemberDeclaration {
 #[derive(Debug, Clone, PartialEq)]
 pub struct EnumSpecifier {
     pub tag: Option<String>,
-    /// `Some` when the body is given: enumerators with optional values.
+    /// `Some` when the body is given: enumerators with optional values, each with the
+    /// span of the token that follows it (where DTrace reports its errors).
     pub enumerators: Option<Vec<(String, Option<Expr>, Span)>>,
     pub span: Span,
 }

@@ -609,7 +609,7 @@ fn declarations() {
     check(
         "enum e { A = 0x7fffffff, B };",
         "D_DECL_ENOFLOW",
-        "enumerator 'B' overflows INT_MAX (2147483647)",
+        "enumerator 'B' value overflows INT_MAX (2147483647)",
     );
     check(
         "enum e { A = \"x\" };",
@@ -629,7 +629,7 @@ fn declarations() {
     check(
         "struct s { int a : 40; };",
         "D_DECL_BFSIZE",
-        "bit-field a size 40 exceeds size of type int",
+        "bit-field too big for type: a",
     );
     check(
         "struct s { char *p : 3; };",

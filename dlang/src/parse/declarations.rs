@@ -465,7 +465,10 @@ impl<'s, 'c> Parser<'s, 'c> {
                     None
                 };
                 self.lexer.declare_identifier(&name);
-                enumerators.push((name, value, self.span_from(token.span.start)));
+                // DTrace defines the enumerator when its parser reads the token after
+                // it (`,` or `}`), so its errors report that token's line.
+                let following = self.peek()?.span.clone();
+                enumerators.push((name, value, following));
                 if self.eat(Punctuator::Comma)?.is_none() || self.at(Punctuator::RightBrace)? {
                     break;
                 }

@@ -691,10 +691,7 @@ impl Analyzer<'_> {
             return Err(error(
                 ErrorTag::D_DECL_BFSIZE,
                 &expr.span,
-                format!(
-                    "bit-field {name} size {width} exceeds size of type {}",
-                    self.type_name(ty)
-                ),
+                format!("bit-field too big for type: {name}"),
             ));
         }
         Ok(width as u32)
@@ -744,7 +741,7 @@ impl Analyzer<'_> {
                         _ => {
                             return Err(error(
                                 ErrorTag::D_DECL_ENCONST,
-                                &expr.span,
+                                span,
                                 format!("enumerator '{name}' must be assigned an integral constant expression"),
                             ))
                         }
@@ -756,7 +753,7 @@ impl Analyzer<'_> {
                 return Err(error(
                     ErrorTag::D_DECL_ENOFLOW,
                     span,
-                    format!("enumerator '{name}' overflows INT_MAX ({})", i32::MAX),
+                    format!("enumerator '{name}' value overflows INT_MAX ({})", i32::MAX),
                 ));
             }
             values.push((name.clone(), value));
