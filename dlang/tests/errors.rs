@@ -797,7 +797,7 @@ fn more_declarations_and_definitions() {
     check(
         "struct out { int a; }; translator int < int x > { a = x; };",
         "D_XLATE_SOU",
-        "translator output type must be a struct or union: int",
+        "translator output type must be a struct or union",
     );
     check(
         "struct out { int a; int b; }; translator struct out < int x > { a = x; }; BEGIN { trace(xlate <struct out> (1).b); }",

@@ -9,7 +9,7 @@ use super::ir::{LValue, TypedExpr, TypedExprKind};
 use super::subject_task::SUBJECT_REFUSAL_TAG;
 use super::{error, Analyzer, SemaResult, TranslatorInfo};
 use crate::ast::{Expr, ExprKind, TranslatorDefinition, TypeName};
-use crate::diagnostics::{ErrorTag, Span};
+use crate::diagnostics::{ErrorTag, Region, Span};
 use crate::types::TypeId;
 
 /// A value to be translated: the type it is translated to (a struct or union, or a
@@ -36,18 +36,26 @@ impl Analyzer<'_> {
         translator: &TranslatorDefinition,
         library_file: Option<&'static str>,
     ) -> SemaResult<()> {
+        // DTrace checks a translator (dt_node_xlator(), which cooks its members) when
+        // its parser reduces the definition at the closing `};`, so every error but
+        // those found while parsing reports that line.
+        let end = translator.span.end;
+        self.checked_translator_definition(translator, library_file)
+            .map_err(|mut diagnostic| {
+                if diagnostic.region != Region::Parsing {
+                    diagnostic.span = Some(end.saturating_sub(1)..end);
+                }
+                diagnostic
+            })
+    }
+
+    fn checked_translator_definition(
+        &mut self,
+        translator: &TranslatorDefinition,
+        library_file: Option<&'static str>,
+    ) -> SemaResult<()> {
         let output = self.type_from_type_name(&translator.output)?;
         let input = self.type_from_type_name(&translator.input)?;
-        if !self.types.is_struct_or_union(output) || !self.types.is_defined(output) {
-            return Err(error(
-                ErrorTag::D_XLATE_SOU,
-                &translator.output.span,
-                format!(
-                    "translator output type must be a struct or union: {}",
-                    self.type_name(output)
-                ),
-            ));
-        }
         let redeclared = self.translators.iter().any(|existing| {
             self.types.same_type(existing.output, output)
                 && self.types.same_type(existing.input, input)
@@ -61,6 +69,20 @@ impl Analyzer<'_> {
                     self.type_name(input),
                     self.type_name(output)
                 ),
+            ));
+        }
+        if self.types.is_struct_or_union(output) && !self.types.is_defined(output) {
+            return Err(error(
+                ErrorTag::D_XLATE_SOU,
+                &translator.output.span,
+                format!("incomplete struct/union/enum {}", self.type_name(output)),
+            ));
+        }
+        if !self.types.is_struct_or_union(output) {
+            return Err(error(
+                ErrorTag::D_XLATE_SOU,
+                &translator.output.span,
+                "translator output type must be a struct or union",
             ));
         }
         let placeholder = self.placeholder(input, &translator.input.span);
