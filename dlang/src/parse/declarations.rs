@@ -372,7 +372,8 @@ impl<'s, 'c> Parser<'s, 'c> {
             Aggregate::Struct
         };
         let tag = self.parse_tag()?;
-        let members = if self.eat(Punctuator::LeftBrace)?.is_some() {
+        let left_brace = self.eat(Punctuator::LeftBrace)?.map(|brace| brace.span);
+        let members = if left_brace.is_some() {
             // DTrace's grammar takes one member declaration or more: `struct s { }` is
             // a syntax error at the `}`.
             let mut members = vec![self.nested(|parser| parser.parse_member_declaration())?];
@@ -391,6 +392,7 @@ impl<'s, 'c> Parser<'s, 'c> {
             kind,
             tag,
             members,
+            left_brace,
             span: self.span_from(keyword.span.start),
         })
     }
@@ -450,7 +452,8 @@ impl<'s, 'c> Parser<'s, 'c> {
     fn parse_enum(&mut self) -> Result<EnumSpecifier, Diagnostic> {
         let keyword = self.advance()?;
         let tag = self.parse_tag()?;
-        let enumerators = if self.eat(Punctuator::LeftBrace)?.is_some() {
+        let left_brace = self.eat(Punctuator::LeftBrace)?.map(|brace| brace.span);
+        let enumerators = if left_brace.is_some() {
             let mut enumerators = Vec::new();
             loop {
                 let token = self.peek()?.clone();
@@ -484,6 +487,7 @@ impl<'s, 'c> Parser<'s, 'c> {
         Ok(EnumSpecifier {
             tag,
             enumerators,
+            left_brace,
             span: self.span_from(keyword.span.start),
         })
     }

@@ -547,7 +547,7 @@ impl Analyzer<'_> {
             if self.types.is_defined_by_program(existing) {
                 return Err(error(
                     ErrorTag::D_DECL_TYPERED,
-                    &specifier.span,
+                    specifier.left_brace.as_ref().unwrap_or(&specifier.span),
                     format!("type redeclared: {word} {}", tag.as_deref().unwrap_or("")),
                 ));
             }
@@ -709,7 +709,7 @@ impl Analyzer<'_> {
             if self.types.is_defined_by_program(existing) {
                 return Err(error(
                     ErrorTag::D_DECL_TYPERED,
-                    &specifier.span,
+                    specifier.left_brace.as_ref().unwrap_or(&specifier.span),
                     format!("type redeclared: enum {}", tag.unwrap_or("")),
                 ));
             }
