@@ -173,7 +173,7 @@ fn printsize_bounds_the_recorded_bytes_of_structs_only() {
 
 #[test]
 fn print_of_a_zero_sized_type_is_d_print_size() {
-    let (tag, message) = error_of("struct empty { int data[]; }; BEGIN { print(*(struct empty *)alloca(8)); }");
+    let (tag, message) = error_of("struct empty { }; BEGIN { print(*(struct empty *)alloca(8)); }");
     assert_eq!(tag, "D_PRINT_SIZE");
     assert!(
         message.contains("print( ) argument #1 reference has type 'struct empty' with size 0"),

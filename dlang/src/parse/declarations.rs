@@ -374,9 +374,7 @@ impl<'s, 'c> Parser<'s, 'c> {
         let tag = self.parse_tag()?;
         let left_brace = self.eat(Punctuator::LeftBrace)?.map(|brace| brace.span);
         let members = if left_brace.is_some() {
-            // DTrace's grammar takes one member declaration or more: `struct s { }` is
-            // a syntax error at the `}`.
-            let mut members = vec![self.nested(|parser| parser.parse_member_declaration())?];
+            let mut members = Vec::new();
             while !self.at(Punctuator::RightBrace)? {
                 members.push(self.nested(|parser| parser.parse_member_declaration())?);
             }
