@@ -1,7 +1,7 @@
 /* options: -xerrtags */
 /*
- * DTrace checks a translator's members when its parser reaches the closing "};",
- * so an error in any member reports that line.
+ * DTrace checks a translator when its parser reaches the closing "};", so the
+ * translator's own errors (here a member of an incompatible type) report that line.
  */
 struct input_struct { int ii; char ic; };
 struct output_struct { int oi; char oc; };
@@ -9,7 +9,7 @@ struct output_struct { int oi; char oc; };
 translator struct output_struct < struct input_struct *ivar >
 {
 	oi = ivar->ii;
-	oc = ivar->nosuch;
+	oc = "not a char";
 };
 
 BEGIN { exit(0); }

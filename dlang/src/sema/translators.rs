@@ -9,7 +9,7 @@ use super::ir::{LValue, TypedExpr, TypedExprKind};
 use super::subject_task::SUBJECT_REFUSAL_TAG;
 use super::{error, Analyzer, SemaResult, TranslatorInfo};
 use crate::ast::{Expr, ExprKind, TranslatorDefinition, TypeName};
-use crate::diagnostics::{ErrorTag, Region, Span};
+use crate::diagnostics::{ErrorTag, Span};
 use crate::types::TypeId;
 
 /// A value to be translated: the type it is translated to (a struct or union, or a
@@ -36,24 +36,10 @@ impl Analyzer<'_> {
         translator: &TranslatorDefinition,
         library_file: Option<&'static str>,
     ) -> SemaResult<()> {
-        // DTrace checks a translator (dt_node_xlator(), which cooks its members) when
-        // its parser reduces the definition at the closing `};`, so every error but
-        // those found while parsing reports that line.
-        let end = translator.span.end;
-        self.checked_translator_definition(translator, library_file)
-            .map_err(|mut diagnostic| {
-                if diagnostic.region != Region::Parsing {
-                    diagnostic.span = Some(end.saturating_sub(1)..end);
-                }
-                diagnostic
-            })
-    }
-
-    fn checked_translator_definition(
-        &mut self,
-        translator: &TranslatorDefinition,
-        library_file: Option<&'static str>,
-    ) -> SemaResult<()> {
+        // DTrace checks a translator (dt_node_xlator()) when its parser reduces the
+        // definition at the closing `};`: its own errors report that line, while an
+        // error inside a member's expression reports the line of that expression.
+        let end = translator.span.end.saturating_sub(1)..translator.span.end;
         let output = self.type_from_type_name(&translator.output)?;
         let input = self.type_from_type_name(&translator.input)?;
         let redeclared = self.translators.iter().any(|existing| {
@@ -63,7 +49,7 @@ impl Analyzer<'_> {
         if redeclared {
             return Err(error(
                 ErrorTag::D_XLATE_REDECL,
-                &translator.span,
+                &end,
                 format!(
                     "translator from {} to {} has already been declared",
                     self.type_name(input),
@@ -74,14 +60,14 @@ impl Analyzer<'_> {
         if self.types.is_struct_or_union(output) && !self.types.is_defined(output) {
             return Err(error(
                 ErrorTag::D_XLATE_SOU,
-                &translator.output.span,
+                &end,
                 format!("incomplete struct/union/enum {}", self.type_name(output)),
             ));
         }
         if !self.types.is_struct_or_union(output) {
             return Err(error(
                 ErrorTag::D_XLATE_SOU,
-                &translator.output.span,
+                &end,
                 "translator output type must be a struct or union",
             ));
         }
@@ -91,11 +77,11 @@ impl Analyzer<'_> {
         } else {
             translator.members.as_slice()
         };
-        for (member, expr, span) in checked_members {
+        for (member, expr, _) in checked_members {
             let Some(found) = self.types.find_member(output, member) else {
                 return Err(error(
                     ErrorTag::D_XLATE_MEMB,
-                    span,
+                    &end,
                     format!(
                         "translator member {member} is not a member of {}",
                         self.type_name(output)
@@ -111,7 +97,7 @@ impl Analyzer<'_> {
             if !self.is_argument_compatible(found.ty, &value) {
                 return Err(error(
                     ErrorTag::D_XLATE_INCOMPAT,
-                    span,
+                    &end,
                     format!(
                         "translator member {member} definition uses incompatible types: \"{}\" = \"{}\"",
                         self.type_name(found.ty),
