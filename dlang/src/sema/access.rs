@@ -278,6 +278,9 @@ impl Analyzer<'_> {
                 operator: UnaryOperator::Dereference,
                 operand,
             } => {
+                if let Some(translation) = self.translation_of(expr)? {
+                    return Ok(Place::Value(self.translated_struct(translation, span)?));
+                }
                 let pointer = self.operand(operand)?;
                 self.dereference_place(pointer, span)
             }

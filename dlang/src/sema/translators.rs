@@ -8,7 +8,7 @@ use super::derived_probes::is_arguments_array;
 use super::ir::{LValue, TypedExpr, TypedExprKind};
 use super::subject_task::SUBJECT_REFUSAL_TAG;
 use super::{error, Analyzer, SemaResult, TranslatorInfo};
-use crate::ast::{Expr, ExprKind, TranslatorDefinition, TypeName};
+use crate::ast::{Expr, ExprKind, TranslatorDefinition, TypeName, UnaryOperator};
 use crate::diagnostics::{ErrorTag, Span};
 use crate::types::TypeId;
 
@@ -132,7 +132,8 @@ impl Analyzer<'_> {
     ) -> SemaResult<TypedExpr> {
         let target = self.checked_translation(type_name, operand, span)?;
         if !self.types.is_pointer(target) {
-            return self.translated_struct(operand, target, span);
+            let input = self.operand(operand)?;
+            return self.translated_struct(Translation { target, input }, span);
         }
         let input = self.operand(operand)?;
         Ok(TypedExpr {
@@ -142,16 +143,15 @@ impl Analyzer<'_> {
         })
     }
 
-    /// `xlate <T>(e)` used as a whole, as dt_cg_xlate_expand() builds it: a `T` in
-    /// scratch memory (alloca) into which each member the translator defines is
-    /// stored in turn, the translator's members in their order.
-    fn translated_struct(
+    /// `xlate <T>(e)` (or `*xlate <T *>(e)`) used as a whole, as dt_cg_xlate_expand()
+    /// builds it: a `T` in scratch memory (alloca) into which each member the
+    /// translator defines is stored in turn, the translator's members in their order.
+    pub(super) fn translated_struct(
         &mut self,
-        operand: &Expr,
-        target: TypeId,
+        translation: Translation,
         span: &Span,
     ) -> SemaResult<TypedExpr> {
-        let input = self.operand(operand)?;
+        let Translation { target, input } = translation;
         let Some(index) = self.find_translator(target, &input) else {
             return Err(self.no_translator(&input, target, span));
         };
@@ -188,7 +188,7 @@ impl Analyzer<'_> {
         for member in members {
             let translation = Translation {
                 target,
-                input: self.operand(operand)?,
+                input: input.clone(),
             };
             let value = self.translated_member(translation, &member, false, span)?;
             let place = self.member_place(pointer.clone(), &member, "->", span)?;
@@ -246,6 +246,20 @@ impl Analyzer<'_> {
     /// value is a translation (`curpsinfo`, `fds[0]`), through any number of inlines.
     pub(super) fn translation_of(&mut self, base: &Expr) -> SemaResult<Option<Translation>> {
         match &base.kind {
+            // dt_cook_op1(): `*` applied to a translated pointer is the translated
+            // struct (`(*curpsinfo).pr_pid`).
+            ExprKind::Unary {
+                operator: UnaryOperator::Dereference,
+                operand,
+            } => Ok(match self.translation_of(operand)? {
+                Some(Translation { target, input }) if self.types.is_pointer(target) => {
+                    Some(Translation {
+                        target: self.types.referenced(target).unwrap_or(target),
+                        input,
+                    })
+                }
+                _ => None,
+            }),
             ExprKind::Xlate { ty, operand } => {
                 let target = self.type_from_type_name(ty)?;
                 let input = self.operand(operand)?;
