@@ -553,17 +553,19 @@ impl TracingRun<'_> {
         let settings = &compiled.settings;
         let program = &compiled.program;
         let enabled_probes = enable_statements(program, self.catalog);
-        if !settings.quiet {
-            for (source, matched) in self.sources.iter().zip(&compiled.matched_probes) {
+        // The "matched" notices are notice()s, which quiet suppresses; the -v report
+        // is written to standard output whatever quiet says, as dtrace(1) does.
+        for (source, matched) in self.sources.iter().zip(&compiled.matched_probes) {
+            if !settings.quiet {
                 messages.message(&matched_notice(source, *matched));
-                if self.invocation.verbose {
-                    messages.report(&stability_report(
-                        source,
-                        program,
-                        &enabled_probes,
-                        self.catalog,
-                    ));
-                }
+            }
+            if self.invocation.verbose {
+                messages.report(&stability_report(
+                    source,
+                    program,
+                    &enabled_probes,
+                    self.catalog,
+                ));
             }
         }
         let total_matched: u32 = compiled.matched_probes.iter().sum();
