@@ -766,7 +766,7 @@ fn more_declarations_and_definitions() {
     check(
         "extern self int x;",
         "D_DECL_CLASS",
-        "only one storage class allowed in a declaration",
+        "only a single storage class may be specified in a declaration",
     );
     check(
         "typedef int f(static int);",

@@ -161,8 +161,10 @@ impl<'s, 'c> Parser<'s, 'c> {
     /// `inline type name = expr;` and `inline type name[T p, ...] = expr;`.
     pub(super) fn parse_inline(&mut self) -> Result<InlineDefinition, Diagnostic> {
         let start = self.advance()?.span.start;
+        // Storage classes parse (DTrace's grammar takes declaration specifiers) and
+        // are refused when the inline is checked.
         let specifiers = self.parse_specifiers(SpecifierRules {
-            storage: false,
+            storage: true,
             identifier_is_type: true,
         })?;
         let mut declarator = self.parse_declarator(DeclaratorKind::Named)?;

@@ -132,28 +132,21 @@ impl Analyzer<'_> {
         &self,
         specifiers: &DeclarationSpecifiers,
     ) -> SemaResult<Option<StorageClass>> {
-        let mut found = None;
-        for (class, span) in &specifiers.storage {
-            if matches!(
-                class,
-                StorageClass::Auto | StorageClass::Register | StorageClass::Static
-            ) {
-                return Err(error(
-                    ErrorTag::D_DECL_BADCLASS,
-                    span,
-                    "specified storage class not appropriate in D",
-                ));
-            }
-            if found.is_some() {
-                return Err(error(
-                    ErrorTag::D_DECL_CLASS,
-                    span,
-                    "only one storage class allowed in a declaration",
-                ));
-            }
-            found = Some(*class);
+        single_storage_class(specifiers)?;
+        let Some((class, span)) = specifiers.storage.first() else {
+            return Ok(None);
+        };
+        if matches!(
+            class,
+            StorageClass::Auto | StorageClass::Register | StorageClass::Static
+        ) {
+            return Err(error(
+                ErrorTag::D_DECL_BADCLASS,
+                span,
+                "specified storage class not appropriate in D",
+            ));
         }
-        Ok(found)
+        Ok(Some(*class))
     }
 
     fn declare_variable(
@@ -901,5 +894,18 @@ fn decayed_parameter(parameter: &TypeName) -> std::borrow::Cow<'_, TypeName> {
             std::borrow::Cow::Owned(decayed)
         }
         _ => std::borrow::Cow::Borrowed(parameter),
+    }
+}
+
+/// D_DECL_CLASS for a second storage class, which dt_decl_class() refuses as soon as
+/// the parser reads it (before any other check of the declaration).
+pub(super) fn single_storage_class(specifiers: &DeclarationSpecifiers) -> SemaResult<()> {
+    match specifiers.storage.get(1) {
+        Some((_, span)) => Err(error(
+            ErrorTag::D_DECL_CLASS,
+            span,
+            "only a single storage class may be specified in a declaration",
+        )),
+        None => Ok(()),
     }
 }
