@@ -9,6 +9,7 @@ use difvm::isa::builtin_array;
 
 use super::ir::{TypedExpr, TypedExprKind};
 use super::variables::{VariableScope, VariableShape};
+use super::functions::{self, FunctionKind};
 use super::{constants, error, Analyzer, SemaResult};
 use crate::ast::{
     Aggregate, ArrayDimension, Declaration, DeclarationSpecifiers, Declarator, Derivation,
@@ -219,6 +220,14 @@ impl Analyzer<'_> {
                 ErrorTag::D_DECL_IDRED,
                 span,
                 format!("identifier redeclared: {name}"),
+            ));
+        }
+        // DTrace's functions are built-in identifiers of its global scope too.
+        if scope == VariableScope::Global && functions::lookup_function(name).is_some() {
+            return Err(error(
+                ErrorTag::D_DECL_IDRED,
+                span,
+                format!("built-in identifier redeclared: {name}"),
             ));
         }
         let Some(id) = existing else {
@@ -769,6 +778,15 @@ impl Analyzer<'_> {
         }
         if self.types.find_enumerator(name).is_some() {
             return Some("enumerator ".to_string());
+        }
+        // dt_idkind_name() of DTrace's built-in functions.
+        if let Some((kind, _)) = functions::lookup_function(name) {
+            let kind = match kind {
+                FunctionKind::Subroutine(_) => "function",
+                FunctionKind::Action(_) => "tracing function",
+                FunctionKind::Aggregating(_) => "aggregating function",
+            };
+            return Some(format!("{kind} "));
         }
         let id = self.variables.global(name)?;
         let kind = match self.variables.get(id).shape {
