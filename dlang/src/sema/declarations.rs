@@ -213,13 +213,38 @@ impl Analyzer<'_> {
             VariableScope::ClauseLocal => self.variables.clause_local(name),
             _ => self.variables.global(name),
         };
-        if scope == VariableScope::Global
-            && (self.inlines.contains_key(name) || self.types.find_enumerator(name).is_some())
-        {
+        // An inline or an enumerator of that name: dt_node_decl() compares kinds and
+        // types, and a declaration of the inline's own kind and type declares nothing.
+        let previous_identifier = if scope != VariableScope::Global {
+            None
+        } else if let Some(inline) = self.inlines.get(name) {
+            let kind = if inline.parameters.is_empty() {
+                "scalar"
+            } else {
+                "associative array"
+            };
+            Some((kind, inline.ty))
+        } else {
+            self.types
+                .find_enumerator(name)
+                .map(|(enum_type, _)| ("enumerator", enum_type))
+        };
+        if let Some((previous_kind, previous_type)) = previous_identifier {
+            if previous_kind == "scalar"
+                && shape == VariableShape::Scalar
+                && self.types.same_type(previous_type, ty)
+            {
+                return Ok(());
+            }
             return Err(error(
                 ErrorTag::D_DECL_IDRED,
                 span,
-                format!("identifier redeclared: {name}"),
+                format!(
+                    "identifier redeclared: {name}\n\t current: {} {}\n\tprevious: {previous_kind} {}",
+                    identifier_kind(&shape),
+                    identifier_type(self.type_name(ty), &shape),
+                    self.type_name(previous_type)
+                ),
             ));
         }
         // DTrace's functions are built-in identifiers of its global scope too.
@@ -265,26 +290,16 @@ impl Analyzer<'_> {
             entry.shape = shape;
             return Ok(());
         }
-        // DTrace's identifier kinds: a fixed array is a scalar of array type.
-        let kind_word = |shape: &VariableShape| match shape {
-            VariableShape::Scalar | VariableShape::StaticArray { .. } => "scalar",
-            _ => "associative array",
-        };
-        // A fixed array's type is named as C names it (`int [5]`).
-        let type_word = |ty: String, shape: &VariableShape| match shape {
-            VariableShape::StaticArray { elements } => format!("{ty} [{elements}]"),
-            _ => ty,
-        };
         let previous_type = variable.ty.map(|ty| self.type_name(ty)).unwrap_or_default();
         Err(error(
             ErrorTag::D_DECL_IDRED,
             span,
             format!(
                 "identifier redeclared: {name}\n\t current: {} {}\n\tprevious: {} {}",
-                kind_word(&shape),
-                type_word(self.type_name(ty), &shape),
-                kind_word(&variable.shape),
-                type_word(previous_type, &variable.shape)
+                identifier_kind(&shape),
+                identifier_type(self.type_name(ty), &shape),
+                identifier_kind(&variable.shape),
+                identifier_type(previous_type, &variable.shape)
             ),
         ))
     }
@@ -925,5 +940,23 @@ pub(super) fn single_storage_class(specifiers: &DeclarationSpecifiers) -> SemaRe
             "only a single storage class may be specified in a declaration",
         )),
         None => Ok(()),
+    }
+}
+
+/// DTrace's identifier kind of a variable of `shape`: a fixed array is a scalar of
+/// array type.
+fn identifier_kind(shape: &VariableShape) -> &'static str {
+    match shape {
+        VariableShape::Scalar | VariableShape::StaticArray { .. } => "scalar",
+        _ => "associative array",
+    }
+}
+
+/// The type of a variable of `shape` as DTrace names it: a fixed array's as C does
+/// (`int [5]`).
+fn identifier_type(ty: String, shape: &VariableShape) -> String {
+    match shape {
+        VariableShape::StaticArray { elements } => format!("{ty} [{elements}]"),
+        _ => ty,
     }
 }
