@@ -6,7 +6,7 @@ use std::cell::RefCell;
 use difvm::object::ProbeDescription;
 use dlang::diagnostics::ErrorTag;
 use dlang::probes::{ProbeCatalog, ProbeInfo, ProbeRefusal};
-use providers::attributes::Attribute;
+use providers::attributes::ProviderAttributes;
 use providers::provider::ProbeEntry;
 use providers::registry::ProbeRegistry;
 
@@ -49,13 +49,9 @@ impl RegistryCatalog {
         self.first_error.borrow_mut().take()
     }
 
-    /// The probe description attributes of probe `id` (the minimum over its four
-    /// fields), for the `-v` stability report.
-    pub fn probe_description_attributes(&self, id: u32) -> Option<Attribute> {
-        self.registry
-            .borrow()
-            .attributes(id)
-            .map(|attributes| attributes.probe_description())
+    /// The attributes of the provider of probe `id`, for the `-v` stability report.
+    pub fn provider_attributes(&self, id: u32) -> Option<ProviderAttributes> {
+        self.registry.borrow().attributes(id)
     }
 
     /// The registry entries of the probes `ids` (what the kernel engine needs to attach

@@ -7,7 +7,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use difvm::engine::is_destructive;
-use difvm::object::{CompiledProgram, EnabledProbe};
+use difvm::object::{CompiledProgram, EnabledProbe, ProbeDescription};
 use difvm::verify::{verify_program, VerifiedProgram};
 use dlang::compile::{
     compile_with_kernel_types, dif_listing, Compilation, CompileError, CompileOptions,
@@ -356,9 +356,9 @@ pub fn enable_statements(
 }
 
 /// The `-v` report for one program: the minimum stability of the probe descriptions
-/// enabled (over all programs of the invocation: statements do not record which program
-/// they came from) and of the statements. Statements are made of the D language's own
-/// constructs, whose attributes are Stable/Stable/Common.
+/// of its statements (over all programs of the invocation: statements do not record
+/// which program they came from) and of the statements. Statements are made of the D
+/// language's own constructs, whose attributes are Stable/Stable/Common.
 fn stability_report(
     source: &ProgramSource,
     program: &CompiledProgram,
@@ -371,15 +371,18 @@ fn stability_report(
         Stability::Stable,
         DependencyClass::Common,
     );
-    let probe_attributes = enabled_probes
+    let probe_attributes = program
+        .statements
         .iter()
-        .filter(|enabled| {
-            program
-                .statements
-                .get(enabled.statement)
-                .is_some_and(|statement| statement.role == difvm::object::StatementRole::User)
+        .enumerate()
+        .filter(|(_, statement)| statement.role == difvm::object::StatementRole::User)
+        .filter_map(|(index, statement)| {
+            let enabled = enabled_probes
+                .iter()
+                .find(|enabled| enabled.statement == index)?;
+            let provider = catalog.provider_attributes(enabled.probe_id)?;
+            Some(description_attributes(&statement.probe, &provider))
         })
-        .filter_map(|enabled| catalog.probe_description_attributes(enabled.probe_id))
         .reduce(Attribute::minimum)
         .unwrap_or(statement_attributes);
     let (kind, name) = match &source.origin {
@@ -399,6 +402,31 @@ fn stability_report(
     );
     report.push('\n');
     report
+}
+
+/// The attributes of probe description `description`, as dt_probe_info() computes
+/// them: the minimum of the attributes of the fields it specifies (neither empty nor a
+/// glob), the provider's always; a description whose provider is empty or a glob has
+/// Unstable/Unstable/Common attributes (`_dtrace_prvdesc`).
+fn description_attributes(
+    description: &ProbeDescription,
+    provider: &providers::attributes::ProviderAttributes,
+) -> providers::attributes::Attribute {
+    use providers::attributes::{Attribute, DependencyClass, Stability};
+    let specified = |field: &str| !field.is_empty() && !difvm::glob::is_glob_pattern(field);
+    if !specified(&description.provider) {
+        return Attribute::new(Stability::Unstable, Stability::Unstable, DependencyClass::Common);
+    }
+    [
+        (&description.module, provider.module),
+        (&description.function, provider.function),
+        (&description.name, provider.name),
+    ]
+    .into_iter()
+    .filter(|(field, _)| specified(field))
+    .fold(provider.provider, |minimum, (_, attribute)| {
+        minimum.minimum(attribute)
+    })
 }
 
 /// The notice dtrace prints for each enabled program.
