@@ -49,6 +49,16 @@ impl RegistryCatalog {
         self.first_error.borrow_mut().take()
     }
 
+    /// The argument types of probe `id` (loaded from its provider on first use), for
+    /// the `-e -v` report; none when the provider cannot give them.
+    pub fn argument_types(&self, id: u32) -> Vec<String> {
+        self.registry
+            .borrow_mut()
+            .load_argument_types(id)
+            .map(<[String]>::to_vec)
+            .unwrap_or_default()
+    }
+
     /// The attributes of the provider of probe `id`, for the `-v` stability report.
     pub fn provider_attributes(&self, id: u32) -> Option<ProviderAttributes> {
         self.registry.borrow().attributes(id)

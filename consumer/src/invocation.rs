@@ -7,7 +7,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use difvm::engine::is_destructive;
-use difvm::object::{CompiledProgram, EnabledProbe, ProbeDescription};
+use difvm::object::{CompiledProgram, EnabledProbe};
 use difvm::verify::{verify_program, VerifiedProgram};
 use dlang::compile::{
     compile_with_kernel_types, dif_listing, Compilation, CompileError, CompileOptions,
@@ -27,6 +27,7 @@ use crate::session::Session;
 use crate::session_output::{OutputFile, SessionOutput, StandardOutput};
 use crate::settings::{command_environment, CompileSettings, EngineChoice, TracingSettings};
 use crate::signals::install_interrupt_handlers;
+use crate::stability_report::{clause_descriptions, stability_report};
 use crate::size_minimums::check_minimum_sizes;
 use crate::symbolize::{SystemSymbolOptions, SystemSymbols};
 use crate::target_process::{TargetExitReporter, TargetProcesses};
@@ -355,80 +356,6 @@ pub fn enable_statements(
     })
 }
 
-/// The `-v` report for one program: the minimum stability of the probe descriptions
-/// of its statements (over all programs of the invocation: statements do not record
-/// which program they came from) and of the statements. Statements are made of the D
-/// language's own constructs, whose attributes are Stable/Stable/Common.
-fn stability_report(
-    source: &ProgramSource,
-    program: &CompiledProgram,
-    enabled_probes: &[EnabledProbe],
-    catalog: &RegistryCatalog,
-) -> String {
-    use providers::attributes::{Attribute, DependencyClass, Stability};
-    let statement_attributes = Attribute::new(
-        Stability::Stable,
-        Stability::Stable,
-        DependencyClass::Common,
-    );
-    let probe_attributes = program
-        .statements
-        .iter()
-        .enumerate()
-        .filter(|(_, statement)| statement.role == difvm::object::StatementRole::User)
-        .filter_map(|(index, statement)| {
-            let enabled = enabled_probes
-                .iter()
-                .find(|enabled| enabled.statement == index)?;
-            let provider = catalog.provider_attributes(enabled.probe_id)?;
-            Some(description_attributes(&statement.probe, &provider))
-        })
-        .reduce(Attribute::minimum)
-        .unwrap_or(statement_attributes);
-    let (kind, name) = match &source.origin {
-        dlang::compile::ProgramOrigin::Script { name } => ("script", name.clone()),
-        dlang::compile::ProgramOrigin::CommandLine(_) => ("description", source.text.clone()),
-    };
-    let mut report = format!("\nStability attributes for {kind} {name}:\n");
-    crate::probe_listing::write_attribute(
-        &mut report,
-        "Minimum Probe Description Attributes",
-        probe_attributes,
-    );
-    crate::probe_listing::write_attribute(
-        &mut report,
-        "Minimum Statement Attributes",
-        statement_attributes,
-    );
-    report.push('\n');
-    report
-}
-
-/// The attributes of probe description `description`, as dt_probe_info() computes
-/// them: the minimum of the attributes of the fields it specifies (neither empty nor a
-/// glob), the provider's always; a description whose provider is empty or a glob has
-/// Unstable/Unstable/Common attributes (`_dtrace_prvdesc`).
-fn description_attributes(
-    description: &ProbeDescription,
-    provider: &providers::attributes::ProviderAttributes,
-) -> providers::attributes::Attribute {
-    use providers::attributes::{Attribute, DependencyClass, Stability};
-    let specified = |field: &str| !field.is_empty() && !difvm::glob::is_glob_pattern(field);
-    if !specified(&description.provider) {
-        return Attribute::new(Stability::Unstable, Stability::Unstable, DependencyClass::Common);
-    }
-    [
-        (&description.module, provider.module),
-        (&description.function, provider.function),
-        (&description.name, provider.name),
-    ]
-    .into_iter()
-    .filter(|(field, _)| specified(field))
-    .fold(provider.provider, |minimum, (_, attribute)| {
-        minimum.minimum(attribute)
-    })
-}
-
 /// The notice dtrace prints for each enabled program.
 fn matched_notice(source: &ProgramSource, matched: u32) -> String {
     let plural = if matched == 1 { "" } else { "s" };
@@ -493,8 +420,19 @@ impl TracingRun<'_> {
             return Err(EXIT_FATAL);
         }
         let compiled = self.compile(options, settings, targets.target_pid())?;
-        // -e stops after compiling: nothing is enabled, so nothing "matched".
+        // -e stops after compiling: nothing is enabled, so nothing "matched"; -v
+        // reports each program and then each clause's probe description.
         if self.invocation.compile_only {
+            if self.invocation.verbose {
+                let program = &compiled.program;
+                let matched = enable_statements(program, self.catalog);
+                for source in self.sources {
+                    self.messages
+                        .report(&stability_report(source, program, &matched, self.catalog));
+                }
+                self.messages
+                    .report(&clause_descriptions(program, &matched, self.catalog));
+            }
             return Ok(0);
         }
         let enabled_probes = self.enable(&compiled)?;
@@ -588,12 +526,11 @@ impl TracingRun<'_> {
                 messages.message(&matched_notice(source, *matched));
             }
             if self.invocation.verbose {
-                messages.report(&stability_report(
-                    source,
-                    program,
-                    &enabled_probes,
-                    self.catalog,
-                ));
+                let mut report =
+                    stability_report(source, program, &enabled_probes, self.catalog);
+                // dtrace(1) ends the report of an enabled program with an empty line.
+                report.push('\n');
+                messages.report(&report);
             }
         }
         let total_matched: u32 = compiled.matched_probes.iter().sum();
