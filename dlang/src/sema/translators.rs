@@ -360,6 +360,10 @@ impl Analyzer<'_> {
         // version's structures (`rss_stat` became an array of per-CPU counters in
         // 6.2): the first definition this kernel's types accept is the member's.
         let (input, hoisting) = self.hoisted_translator_input(input)?;
+        // The parameter has the translator's input type, whatever compatible type the
+        // translated value has (`xlate <T>(p)` of a `void *` p reads p as the input
+        // struct), as DTrace cooks the members once with the declared parameter.
+        let input = self.convert(input, translator.input);
         let mut result: Option<SemaResult<TypedExpr>> = None;
         for (_, expr) in translator.members.iter().filter(|(name, _)| name == member) {
             let mut bindings = HashMap::new();
