@@ -27,8 +27,8 @@ use crate::session::Session;
 use crate::session_output::{OutputFile, SessionOutput, StandardOutput};
 use crate::settings::{command_environment, CompileSettings, EngineChoice, TracingSettings};
 use crate::signals::install_interrupt_handlers;
-use crate::stability_report::{clause_descriptions, stability_report};
 use crate::size_minimums::check_minimum_sizes;
+use crate::stability_report::{clause_descriptions, stability_report};
 use crate::symbolize::{SystemSymbolOptions, SystemSymbols};
 use crate::target_process::{TargetExitReporter, TargetProcesses};
 
@@ -427,8 +427,12 @@ impl TracingRun<'_> {
                 let program = &compiled.program;
                 let matched = enable_statements(program, self.catalog);
                 for source in self.sources {
-                    self.messages
-                        .report(&stability_report(source, program, &matched, self.catalog));
+                    self.messages.report(&stability_report(
+                        source,
+                        program,
+                        &matched,
+                        self.catalog,
+                    ));
                 }
                 self.messages
                     .report(&clause_descriptions(program, &matched, self.catalog));
@@ -526,8 +530,7 @@ impl TracingRun<'_> {
                 messages.message(&matched_notice(source, *matched));
             }
             if self.invocation.verbose {
-                let mut report =
-                    stability_report(source, program, &enabled_probes, self.catalog);
+                let mut report = stability_report(source, program, &enabled_probes, self.catalog);
                 // dtrace(1) ends the report of an enabled program with an empty line.
                 report.push('\n');
                 messages.report(&report);

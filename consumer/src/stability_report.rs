@@ -92,9 +92,7 @@ pub fn clause_descriptions(
 }
 
 /// The user's statements of `program` with their probe descriptions, by index.
-fn user_statements(
-    program: &CompiledProgram,
-) -> impl Iterator<Item = (usize, &ProbeDescription)> {
+fn user_statements(program: &CompiledProgram) -> impl Iterator<Item = (usize, &ProbeDescription)> {
     program
         .statements
         .iter()

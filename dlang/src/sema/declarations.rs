@@ -7,9 +7,9 @@ use std::collections::HashMap;
 
 use difvm::isa::builtin_array;
 
+use super::functions::{self, FunctionKind};
 use super::ir::{TypedExpr, TypedExprKind};
 use super::variables::{VariableScope, VariableShape};
-use super::functions::{self, FunctionKind};
 use super::{constants, error, Analyzer, SemaResult};
 use crate::ast::{
     Aggregate, ArrayDimension, Declaration, DeclarationSpecifiers, Declarator, Derivation,
