@@ -112,12 +112,7 @@ pub fn emit_statement(
     }
     if record.records {
         code.zero_fill(STATE, state.record, record.length);
-        code.emit(Insn::st_mem(
-            MemSize::W,
-            STATE,
-            state.record as i16,
-            enabled.epid as i32,
-        ));
+        code.store_state_imm_at(MemSize::W, state.record, enabled.epid as i32, Reg::R1);
     }
     let mut ordinal = 0u32;
     for (action_index, action) in statement.actions.iter().enumerate() {
