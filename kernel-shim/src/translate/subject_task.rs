@@ -163,7 +163,7 @@ pub fn capture_stack(
             code,
             cx.layout(),
             cx.artificial_frames(),
-            cx.chain == Chain::Error,
+            cx.in_subprogram,
         );
     }
     code.emit(Insn::mov64_reg(Reg::R1, CONTEXT));
