@@ -24,6 +24,7 @@ use super::clean_path::clean_path_iteration;
 use super::code::ProgramCode;
 use super::context::{arguments_read, ContextKind};
 use super::error::TranslateError;
+use super::fold::fold_known_branches;
 use super::loops::LoopBody;
 use super::nesting::{emit_work_area_claim, NestingFootprint};
 use super::program::TranslatedProgram;
@@ -162,7 +163,9 @@ pub fn translate(
         emit_action_subprogram(&mut code, &probe_context, subprogram)?;
     }
     emit_callbacks(&mut code, layout);
-    Ok(TranslatedProgram::new(prune_unreachable(code.finish()?)))
+    Ok(TranslatedProgram::new(prune_unreachable(
+        fold_known_branches(code.finish()?),
+    )))
 }
 
 /// The most actions a long clause's subprograms hold (see `statement::emit_statement`):

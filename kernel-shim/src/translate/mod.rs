@@ -81,6 +81,7 @@ mod clean_path;
 mod code;
 mod dentry_path;
 mod error;
+mod fold;
 mod instructions;
 mod loops;
 mod memory;
