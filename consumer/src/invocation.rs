@@ -15,7 +15,6 @@ use dlang::compile::{
 };
 use dlang::kernel_types::KernelTypes;
 use dlang::probes::ProbeCatalog;
-use kernel_shim::runtime::LARGEST_SAMPLE_RECORD;
 
 use crate::catalog::RegistryCatalog;
 use crate::engine::{TracingEngine, VirtualMachineEngine};
@@ -28,7 +27,7 @@ use crate::session::Session;
 use crate::session_output::{OutputFile, SessionOutput, StandardOutput};
 use crate::settings::{command_environment, CompileSettings, EngineChoice, TracingSettings};
 use crate::signals::install_interrupt_handlers;
-use crate::size_minimums::{check_minimum_sizes, largest_record, BUFFER_TOO_SMALL};
+use crate::size_minimums::check_minimum_sizes;
 use crate::symbolize::{SystemSymbolOptions, SystemSymbols};
 use crate::target_process::{TargetExitReporter, TargetProcesses};
 
@@ -666,14 +665,6 @@ impl TracingRun<'_> {
         enabled_probes: &[EnabledProbe],
         settings: &TracingSettings,
     ) -> Stage<Box<dyn TracingEngine>> {
-        if largest_record(verified.program(), enabled_probes) > LARGEST_SAMPLE_RECORD {
-            // A record goes to the principal buffer as one perf sample, which cannot
-            // be longer: the buffer cannot take the enabling, as DTrace says of a
-            // record larger than its buffer.
-            self.messages
-                .message(&format!("could not enable tracing: {BUFFER_TOO_SMALL}"));
-            return Err(EXIT_FATAL);
-        }
         let probes = self
             .catalog
             .probe_entries(enabled_probes.iter().map(|enabled| enabled.probe_id));

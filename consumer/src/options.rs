@@ -612,8 +612,9 @@ pub fn shorthand_option(flag: char) -> Option<DtraceOption> {
 /// Whether CPU `cpu` is online (taken as true when the kernel's list cannot be read, so
 /// the option still works where sysfs is missing).
 fn is_online_cpu(cpu: u64) -> bool {
-    kernel_shim::sys::cpus::online_cpus()
-        .map_or(true, |online| online.iter().any(|&online| u64::from(online) == cpu))
+    kernel_shim::sys::cpus::online_cpus().map_or(true, |online| {
+        online.iter().any(|&online| u64::from(online) == cpu)
+    })
 }
 
 fn requires_value(kind: OptionKind) -> bool {
