@@ -147,36 +147,35 @@ mod tests {
     use super::*;
     use object::{Object, ObjectSegment, ObjectSymbol};
 
-/// The file offset of `marker` from the running binary's symbol table, or None when the
-/// binary has no such symbol.
-fn offset_from_symbols(marker: Marker) -> Result<Option<u64>, RuntimeError> {
-    let attempted = || format!("finding {} in {SELF_EXECUTABLE}", marker.symbol());
-    let file = std::fs::File::open(SELF_EXECUTABLE)
-        .map_err(|error| RuntimeError::invalid(attempted(), error.to_string()))?;
-    let cache = object::ReadCache::new(file);
-    let binary = object::File::parse(&cache)
-        .map_err(|error| RuntimeError::invalid(attempted(), error.to_string()))?;
-    let address = binary
-        .symbols()
-        .chain(binary.dynamic_symbols())
-        .find(|symbol| symbol.name() == Ok(marker.symbol()))
-        .map(|symbol| symbol.address());
-    let Some(address) = address else {
-        return Ok(None);
-    };
-    for segment in binary.segments() {
-        let (file_start, file_size) = segment.file_range();
-        let start = segment.address();
-        if address >= start && address < start + file_size {
-            return Ok(Some(address - start + file_start));
+    /// The file offset of `marker` from the running binary's symbol table, or None when the
+    /// binary has no such symbol.
+    fn offset_from_symbols(marker: Marker) -> Result<Option<u64>, RuntimeError> {
+        let attempted = || format!("finding {} in {SELF_EXECUTABLE}", marker.symbol());
+        let file = std::fs::File::open(SELF_EXECUTABLE)
+            .map_err(|error| RuntimeError::invalid(attempted(), error.to_string()))?;
+        let cache = object::ReadCache::new(file);
+        let binary = object::File::parse(&cache)
+            .map_err(|error| RuntimeError::invalid(attempted(), error.to_string()))?;
+        let address = binary
+            .symbols()
+            .chain(binary.dynamic_symbols())
+            .find(|symbol| symbol.name() == Ok(marker.symbol()))
+            .map(|symbol| symbol.address());
+        let Some(address) = address else {
+            return Ok(None);
+        };
+        for segment in binary.segments() {
+            let (file_start, file_size) = segment.file_range();
+            let start = segment.address();
+            if address >= start && address < start + file_size {
+                return Ok(Some(address - start + file_start));
+            }
         }
+        Err(RuntimeError::invalid(
+            attempted(),
+            format!("address {address:#x} lies in no loaded segment"),
+        ))
     }
-    Err(RuntimeError::invalid(
-        attempted(),
-        format!("address {address:#x} lies in no loaded segment"),
-    ))
-}
-
 
     #[test]
     fn markers_found_by_mapping_are_at_their_symbols_file_offsets() {
