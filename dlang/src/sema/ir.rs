@@ -112,6 +112,17 @@ pub enum TypedExprKind {
         index: Box<TypedExpr>,
         elements: u64,
     },
+    /// The address of element `index` of an array of `elements` held in a D variable
+    /// (`array` is its address): an array of arrays or of structs, or an array member of
+    /// a struct variable. An index out of range gives the address of a zero-filled
+    /// scratch element instead, so that, as for [`TypedExprKind::StaticArrayElement`],
+    /// it reads 0 and what is stored there is lost, in both engines alike.
+    BoundedElementAddress {
+        array: Box<TypedExpr>,
+        index: Box<TypedExpr>,
+        elements: u64,
+        element_size: u64,
+    },
     /// `args[i]`, `regs[i]`, `uregs[i]`, read with `ldga` (array id from isa.rs).
     BuiltinArrayElement { array: u16, index: Box<TypedExpr> },
     Unary {
