@@ -11,7 +11,9 @@ struct point {
 
 int grid[3][4];
 struct point points[3];
+struct point kept[int];
 struct point single;
+self struct point mine;
 
 BEGIN
 {
@@ -32,5 +34,14 @@ BEGIN
 	printf("%d %d %d %d\n", grid[big][1], grid[1][big], grid[negative][0], grid[i][negative]);
 	printf("%d %d %d\n", points[big].x, points[i].tag[big], single.tag[big]);
 	printf("%d %d %d\n", grid[2][0], grid[0][3], points[2].x);
+
+	self->mine.tag[i] = 3;
+	self->mine.tag[big] = 93;
+	kept[1].tag[i] = 8;
+	kept[1].tag[big]++;
+	kept[1].tag[negative] += 2;
+	printf("%d %d %d %d\n", self->mine.tag[i], self->mine.tag[big], kept[1].tag[i],
+	    kept[1].tag[big]);
+	printf("%d %d %d\n", self->mine.x, self->mine.tag[0], kept[1].x);
 	exit(0);
 }

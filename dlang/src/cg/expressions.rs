@@ -9,7 +9,8 @@ use super::builder::Access;
 use super::generator::{DifoGenerator, Held};
 use crate::diagnostics::{Diagnostic, ErrorTag};
 use crate::sema::ir::{
-    AddressSpace, Arithmetic, Comparison, ComparisonKind, Logical, TypedExpr, TypedExprKind, Unary,
+    AddressSpace, Arithmetic, Comparison, ComparisonKind, Logical, OutOfRange, TypedExpr,
+    TypedExprKind, Unary,
 };
 
 /// Registers an expression needs when none are held by its callers (an upper bound of
@@ -117,7 +118,8 @@ impl DifoGenerator<'_> {
                 index,
                 elements,
                 element_size,
-            } => self.bounded_element_address(array, index, *elements, *element_size),
+                out_of_range,
+            } => self.bounded_element_address(array, index, *elements, *element_size, *out_of_range),
             K::BuiltinArrayElement { array, index } => {
                 let register = self.expression(index)?;
                 self.builder
@@ -394,14 +396,15 @@ impl DifoGenerator<'_> {
     }
 
     /// The address of element `index` of the array at `array` when the index is below
-    /// `elements`, else a zero-filled scratch element (`allocs`), whose reads give 0 and
-    /// whose stores are lost.
+    /// `elements`, else `out_of_range`: a zero-filled scratch element (`allocs`) or an
+    /// offset into a struct copy's slack, whose reads give 0 and whose stores are lost.
     fn bounded_element_address(
         &mut self,
         array: &TypedExpr,
         index: &TypedExpr,
         elements: u64,
         element_size: u64,
+        out_of_range_value: OutOfRange,
     ) -> Result<u8, Diagnostic> {
         let address = self.expression(array)?;
         let position = self.expression(index)?;
@@ -417,9 +420,14 @@ impl DifoGenerator<'_> {
             .emit_registers(Opcode::Add, address, position, address);
         self.builder.branch(Opcode::Ba, done);
         self.builder.place(out_of_range);
-        self.builder.set_integer(element_size, address)?;
-        self.builder
-            .emit_registers(Opcode::Allocs, address, 0, address);
+        match out_of_range_value {
+            OutOfRange::ZeroedScratch => {
+                self.builder.set_integer(element_size, address)?;
+                self.builder
+                    .emit_registers(Opcode::Allocs, address, 0, address);
+            }
+            OutOfRange::Offset(offset) => self.builder.set_integer(offset, address)?,
+        }
         self.builder.place(done);
         self.builder.release(position);
         Ok(address)

@@ -5,7 +5,9 @@
 
 use difvm::isa::builtin_array;
 
-use super::ir::{AddressSpace, Arithmetic, LValue, TypedExpr, TypedExprKind, VariableId};
+use super::ir::{
+    AddressSpace, Arithmetic, LValue, OutOfRange, TypedExpr, TypedExprKind, VariableId,
+};
 use super::variables::{VariableScope, VariableShape};
 use super::{constants, error, Analyzer, SemaResult};
 use crate::ast::{Expr, ExprKind, UnaryOperator};
@@ -468,6 +470,7 @@ impl Analyzer<'_> {
                         index: Box::new(index),
                         elements,
                         element_size: self.types.size_of(element),
+                        out_of_range: OutOfRange::ZeroedScratch,
                     },
                     ty: self.types.pointer_to(element),
                     span: span.clone(),
