@@ -398,3 +398,27 @@ fn setenv_and_unsetenv_shape_the_environment_of_c_commands() {
     assert_eq!(removed.status, 0, "stderr: {}", removed.stderr);
     assert_eq!(removed.stdout, "\n");
 }
+
+#[test]
+fn a_listing_whose_reader_went_away_ends_quietly() {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dtrace"))
+        .args(["-l", "-n", "dtrace:::"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run dtrace");
+    // The reader closes its end before dtrace writes (`dtrace -l | head -0`).
+    drop(child.stdout.take());
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .expect("piped stderr")
+        .read_to_string(&mut stderr)
+        .expect("read stderr");
+    let status = child.wait().expect("wait for dtrace");
+    assert_eq!((status.code(), stderr.as_str()), (Some(0), ""));
+}

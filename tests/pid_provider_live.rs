@@ -228,6 +228,49 @@ fn listing_with_a_command_lists_its_pid_probes() {
     }
 }
 
+#[test]
+fn a_globbed_function_with_an_offset_takes_the_functions_that_have_it() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    let scratch = ScratchDirectory::new("pid-provider-glob-offset");
+    let Some(binary) = built_program(&scratch) else {
+        return;
+    };
+    let command = binary.display().to_string();
+    let list = |description: &str| -> Vec<(String, String)> {
+        let listing = DTRACE.run(&["-l", "-n", description, "-c", &command]);
+        assert_eq!(listing.status, Some(0), "{description}: {}", listing.stderr);
+        listing
+            .stdout
+            .lines()
+            .skip(1)
+            .map(|line| {
+                let fields: Vec<&str> = line.split_whitespace().collect();
+                (fields[3].to_string(), fields[4].to_string())
+            })
+            .collect()
+    };
+    // main's last instruction: beyond the end of shorter functions, and (likely)
+    // inside an instruction of longer ones; both are left out, not errors.
+    let every = list("pid$target:a.out::");
+    let last_of_main = every
+        .iter()
+        .rev()
+        .find(|(function, name)| function == "main" && name != "entry" && name != "return")
+        .map(|(_, name)| name.clone())
+        .expect("main's instructions");
+    let expected: Vec<(String, String)> = every
+        .iter()
+        .filter(|(_, name)| *name == last_of_main)
+        .cloned()
+        .collect();
+    let globbed = list(&format!("pid$target:a.out:*:{last_of_main}"));
+    assert!(globbed.contains(&("main".to_string(), last_of_main.clone())));
+    assert_eq!(globbed, expected);
+    assert!(globbed.len() < every.iter().filter(|(_, name)| name == "entry").count());
+}
+
 /// The offsets of the instructions of `function` in `binary` as `objdump -d` shows
 /// them; None (after printing why) when objdump is not installed.
 fn objdump_boundaries(binary: &std::path::Path, function: &str) -> Option<Vec<u64>> {
@@ -253,6 +296,42 @@ fn objdump_boundaries(binary: &std::path::Path, function: &str) -> Option<Vec<u6
         .collect();
     let start = *addresses.first()?;
     Some(addresses.iter().map(|address| address - start).collect())
+}
+
+/// The offsets in `function` of its instructions whose mnemonic is `mnemonic`, as
+/// `objdump -d` shows them; None when objdump is not installed.
+fn objdump_offsets_of(
+    binary: &std::path::Path,
+    function: &str,
+    mnemonic: &str,
+) -> Option<Vec<u64>> {
+    let output = Command::new("objdump")
+        .args(["-d", "-w", "--no-show-raw-insn"])
+        .arg(binary)
+        .output()
+        .ok()
+        .filter(|output| output.status.success())?;
+    let listing = String::from_utf8_lossy(&output.stdout);
+    let body = listing
+        .split(&format!("<{function}>:"))
+        .nth(1)?
+        .split("\n\n")
+        .next()?;
+    let instructions: Vec<(u64, &str)> = body
+        .lines()
+        .filter_map(|line| line.split_once(':'))
+        .filter_map(|(address, text)| {
+            Some((u64::from_str_radix(address.trim(), 16).ok()?, text.trim()))
+        })
+        .collect();
+    let start = instructions.first()?.0;
+    Some(
+        instructions
+            .iter()
+            .filter(|(_, text)| text.split_whitespace().next() == Some(mnemonic))
+            .map(|(address, _)| address - start)
+            .collect(),
+    )
 }
 
 #[test]
@@ -484,5 +563,400 @@ fn user_symbol_actions_name_the_probed_instruction() {
         ],
         "{}",
         outcome.stdout
+    );
+}
+
+/// A program built with -O2 whose `tail` ends in a tail call (`jmp helper`) and whose
+/// `pick` has two `ret`s (one for 5, one for 7 and other values).
+const TAIL_CALLING_PROGRAM: &str = r#"
+__attribute__((noinline)) int helper(int a) { __asm__ volatile(""); return a * 3; }
+__attribute__((noinline)) int tail(int a) { __asm__ volatile(""); return helper(a + 1); }
+__attribute__((noinline)) int pick(int a) {
+    __asm__ volatile("");
+    if (a == 1) return 5;
+    if (a == 2) return 7;
+    return a * 3;
+}
+int main(int argc, char **argv) {
+    (void)argv;
+    return tail(argc) == 6 && pick(argc) == 5 && pick(argc + 1) == 7 ? 0 : 1;
+}
+"#;
+
+#[test]
+fn return_probes_have_the_returning_instruction_offset_in_arg0() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    let scratch = ScratchDirectory::new("pid-provider-return-offset");
+    let Some(binary) = built_program(&scratch) else {
+        return;
+    };
+    // go (built -O0) leaves only through its ret: arg0 is the ret's offset, as in
+    // DTrace; the probe fires once go has returned, in main (DTrace for Linux's
+    // uretprobes, illumos' emulated ret), with go's caller on top of the stack.
+    let returned = DTRACE.run(&[
+        "-q",
+        "-n",
+        "pid$target:a.out:go:return { printf(\"%x %d %A\\n\", arg0, arg1, uregs[R_PC]); }",
+        "-c",
+        &binary.display().to_string(),
+    ]);
+    assert_eq!(returned.status, Some(0), "{}", returned.stderr);
+    let lines: Vec<&str> = returned.stdout.lines().collect();
+    assert_eq!(lines.len(), 4, "{}", returned.stdout);
+    let offset = lines[0].split_whitespace().next().expect("offset");
+    for (line, value) in lines.iter().zip(["1", "4", "7"]) {
+        assert!(
+            line.starts_with(&format!("{offset} {value} pidprog`main+0x")),
+            "{}",
+            returned.stdout
+        );
+    }
+    if let Some(boundaries) = objdump_boundaries(&binary, "go") {
+        let last = boundaries.last().expect("instructions");
+        assert_eq!(
+            u64::from_str_radix(offset, 16).expect("hex"),
+            *last,
+            "go ends with its only ret"
+        );
+    }
+
+    // Functions with several exits: each records, for the thread, that it was taken,
+    // and the return probe's arg0 is the offset of the one taken last.
+    let source = scratch.write("tail.c", TAIL_CALLING_PROGRAM);
+    let tail_binary = scratch.path("tail");
+    if !Command::new("cc")
+        .args(["-O2", "-o"])
+        .arg(&tail_binary)
+        .arg(&source)
+        .status()
+        .is_ok_and(|status| status.success())
+    {
+        println!("skipping the tail call: no working C compiler");
+        return;
+    }
+    let tail = DTRACE.run(&[
+        "-q",
+        "-n",
+        "pid$target:a.out:tail:return, pid$target:a.out:helper:return, pid$target:a.out:pick:return { printf(\"%s %x %d\\n\", probefunc, arg0, arg1); }",
+        "-c",
+        &tail_binary.display().to_string(),
+    ]);
+    assert_eq!(tail.status, Some(0), "{}", tail.stderr);
+    // helper leaves by its only ret, tail by its jump to helper (a tail call, which
+    // DTrace's return probes count as an exit), pick by one ret for 5 and another for 7.
+    let lines: Vec<Vec<&str>> = tail
+        .stdout
+        .lines()
+        .map(|line| line.split_whitespace().collect())
+        .collect();
+    assert_eq!(lines.len(), 5, "{}", tail.stdout);
+    let names_and_values: Vec<(&str, &str)> =
+        lines[..4].iter().map(|line| (line[0], line[2])).collect();
+    assert_eq!(
+        names_and_values,
+        [("helper", "6"), ("tail", "6"), ("pick", "5"), ("pick", "7")],
+        "{}",
+        tail.stdout
+    );
+    assert_ne!(lines[2][1], lines[3][1], "{}", tail.stdout);
+    if let (Some(helper_rets), Some(tail_jumps), Some(pick_rets)) = (
+        objdump_offsets_of(&tail_binary, "helper", "ret"),
+        objdump_offsets_of(&tail_binary, "tail", "jmp"),
+        objdump_offsets_of(&tail_binary, "pick", "ret"),
+    ) {
+        let hex = |offsets: Vec<u64>| -> Vec<String> {
+            offsets.iter().map(|offset| format!("{offset:x}")).collect()
+        };
+        assert_eq!(hex(helper_rets), [lines[0][1]], "{}", tail.stdout);
+        assert_eq!(hex(tail_jumps), [lines[1][1]], "{}", tail.stdout);
+        let pick_rets = hex(pick_rets);
+        assert!(
+            pick_rets.iter().any(|ret| ret == lines[2][1]),
+            "{}",
+            tail.stdout
+        );
+        assert!(
+            pick_rets.iter().any(|ret| ret == lines[3][1]),
+            "{}",
+            tail.stdout
+        );
+    }
+    for line in &lines[2..4] {
+        assert_ne!(line[1], "0", "{}", tail.stdout);
+    }
+
+    // helper, entered by tail's jump and built without frame pointers, returns to main:
+    // at its entry probe, ucaller and ustack()'s second frame are the return address on
+    // top of the stack.
+    let caller = DTRACE.run(&[
+        "-q",
+        "-n",
+        "pid$target:a.out:helper:entry { printf(\"%A\\n\", ucaller); ustack(); }",
+        "-c",
+        &tail_binary.display().to_string(),
+    ]);
+    assert_eq!(caller.status, Some(0), "{}", caller.stderr);
+    let lines: Vec<&str> = caller.stdout.lines().map(str::trim).collect();
+    assert!(lines[0].starts_with("tail`main+0x"), "{}", caller.stdout);
+    assert_eq!(
+        lines[1..4],
+        ["", "tail`helper", lines[0]],
+        "{}",
+        caller.stdout
+    );
+}
+
+#[test]
+fn the_dash_function_probes_absolute_addresses_of_the_executable() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    let scratch = ScratchDirectory::new("pid-provider-dash");
+    let source = scratch.write("pidprog.c", PROGRAM);
+    let binary = scratch.path("pidprog");
+    // Built at a fixed address, so that an address found in one run holds in the next.
+    if !Command::new("cc")
+        .args(["-O0", "-no-pie", "-o"])
+        .arg(&binary)
+        .arg(&source)
+        .status()
+        .is_ok_and(|status| status.success())
+    {
+        println!("skipping: no C compiler that builds -no-pie programs");
+        return;
+    }
+    let command = binary.display().to_string();
+    let found = DTRACE.run(&[
+        "-q",
+        "-n",
+        "pid$target:a.out:go:entry { printf(\"%x\", uregs[R_PC]); exit(0); }",
+        "-c",
+        &command,
+    ]);
+    assert_eq!(found.status, Some(0), "{}", found.stderr);
+    let address = found.stdout.trim().to_string();
+    for description in [
+        format!("pid$target:a.out:-:{address}"),
+        format!("pid$target::-:0x{address}"),
+    ] {
+        let fired = DTRACE.run(&[
+            "-q",
+            "-n",
+            &format!("{description} {{ printf(\"%s %s %s %A\\n\", probemod, probefunc, probename, uregs[R_PC]); }}"),
+            "-c",
+            &command,
+        ]);
+        assert_eq!(fired.status, Some(0), "{}", fired.stderr);
+        let line = format!("pidprog - {address} pidprog`go\n");
+        assert_eq!(
+            fired.stdout,
+            format!("{line}{line}{line}\n"),
+            "{description}"
+        );
+    }
+    let refused = |description: &str| {
+        let outcome = DTRACE.run(&[
+            "-xerrtags",
+            "-n",
+            &format!("{description} {{ }}"),
+            "-c",
+            &command,
+        ]);
+        assert_eq!(outcome.status, Some(1), "{description}");
+        outcome.stderr
+    };
+    assert_eq!(
+        refused(&format!("pid$target:libc.so.6:-:{address}")),
+        format!("dtrace: invalid probe specifier pid$target:libc.so.6:-:{address} {{ }}: [D_PROC_LIB] only the a.out module is valid with the '-' function\n")
+    );
+    assert_eq!(
+        refused("pid$target:a.out:-:*"),
+        "dtrace: invalid probe specifier pid$target:a.out:-:* { }: [D_PROC_NAME] only individual addresses may be specified with the '-' function\n"
+    );
+    assert_eq!(
+        refused("pid$target:a.out:-:entry"),
+        "dtrace: invalid probe specifier pid$target:a.out:-:entry { }: [D_PROC_NAME] 'entry' is an invalid probe name\n"
+    );
+}
+
+/// A program whose functions have UTF-8 names.
+const UTF8_PROGRAM: &str = r#"
+__attribute__((noinline)) int ünïcödé(int a) { return a + 1; }
+__attribute__((noinline)) int 𝒻(int a) { return a * 2; }
+volatile int sink;
+int main(void) { sink = ünïcödé(1) + 𝒻(2); return 0; }
+"#;
+
+#[test]
+fn functions_with_utf8_names_are_probed_by_name_and_listed_in_byte_columns() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    let scratch = ScratchDirectory::new("pid-provider-utf8");
+    let source = scratch.write("utf8.c", UTF8_PROGRAM);
+    let binary = scratch.path("utf8");
+    if !Command::new("cc")
+        .args(["-O0", "-o"])
+        .arg(&binary)
+        .arg(&source)
+        .status()
+        .is_ok_and(|status| status.success())
+    {
+        println!("skipping: no C compiler that takes UTF-8 identifiers");
+        return;
+    }
+    let command = binary.display().to_string();
+    // The command runs for a moment only: its addresses still name its functions.
+    let fired = DTRACE.run(&[
+        "-q",
+        "-n",
+        "pid$target:a.out:ünïcödé:entry, pid$target:a.out:𝒻:return { printf(\"%s %s %A\\n\", probefunc, probename, uregs[R_PC]); }",
+        "-c",
+        &command,
+    ]);
+    assert_eq!(fired.status, Some(0), "{}", fired.stderr);
+    let lines: Vec<&str> = fired.stdout.lines().collect();
+    assert_eq!(lines[0], "ünïcödé entry utf8`ünïcödé", "{}", fired.stdout);
+    assert!(
+        lines[1].starts_with("𝒻 return utf8`main+0x"),
+        "{}",
+        fired.stdout
+    );
+    // -l pads fields to widths in bytes, as C's printf does.
+    let listing = DTRACE.run(&["-l", "-n", "pid$target:a.out:ünïcödé:entry", "-c", &command]);
+    assert_eq!(listing.status, Some(0), "{}", listing.stderr);
+    let line = listing.stdout.lines().nth(1).expect("a probe line");
+    assert!(
+        line.ends_with(&format!(
+            "{}ünïcödé entry",
+            " ".repeat(33 - "ünïcödé".len())
+        )),
+        "{line}"
+    );
+}
+
+/// A library the command loads with `dlopen()` from its own directory once it runs.
+const LOADED_LIBRARY: &str = "int foo(int a) { return a * 7; }\n";
+
+/// A program that loads `libfoo.so` from its own directory (or, given a name, the
+/// library of that name, found through its DT_RUNPATH) and calls its `foo` three times.
+const LOADING_PROGRAM: &str = r#"
+#include <dlfcn.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+    char self[PATH_MAX] = {0}, library[PATH_MAX];
+    if (readlink("/proc/self/exe", self, sizeof(self) - 1) < 0) return 2;
+    snprintf(library, sizeof(library), "%s/libfoo.so", dirname(self));
+    void *handle = dlopen(argc > 1 ? argv[1] : library, RTLD_NOW);
+    if (!handle) return 3;
+    int (*foo)(int) = (int (*)(int))dlsym(handle, "foo");
+    int sum = 0;
+    for (int i = 0; i < 3; i++) sum += foo(i);
+    return sum == 21 ? 0 : 1;
+}
+"#;
+
+#[test]
+fn under_dash_z_probes_in_a_library_loaded_later_fire_once_it_is_loaded() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    let scratch = ScratchDirectory::new("pid-provider-dlopen");
+    let library_source = scratch.write("libfoo.c", LOADED_LIBRARY);
+    let program_source = scratch.write("loader.c", LOADING_PROGRAM);
+    let program = scratch.path("loader");
+    let built = Command::new("cc")
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(scratch.path("libfoo.so"))
+        .arg(&library_source)
+        .status()
+        .is_ok_and(|status| status.success())
+        && Command::new("cc")
+            .arg("-o")
+            .arg(&program)
+            .arg(&program_source)
+            .args(["-ldl", "-Wl,-rpath,$ORIGIN/plugins"])
+            .status()
+            .is_ok_and(|status| status.success());
+    if !built {
+        println!("skipping: no C compiler that builds shared libraries");
+        return;
+    }
+    let command = program.display().to_string();
+    let description = "pid$target:libfoo.so:foo:entry";
+    // Without -Z, a library not loaded yet matches nothing, as in DTrace.
+    let unmatched = DTRACE.run(&[
+        "-xerrtags",
+        "-n",
+        &format!("{description} {{ }}"),
+        "-c",
+        &command,
+    ]);
+    assert_eq!(unmatched.status, Some(1));
+    assert!(
+        unmatched.stderr.contains("[D_PDESC_ZERO]"),
+        "{}",
+        unmatched.stderr
+    );
+    // With -Z its functions are found in its file, and names checked against them.
+    let badname = DTRACE.run(&[
+        "-Z",
+        "-xerrtags",
+        "-n",
+        "pid$target:libfoo.so:foo:bogus { }",
+        "-c",
+        &command,
+    ]);
+    assert_eq!(badname.status, Some(1));
+    assert!(
+        badname
+            .stderr
+            .ends_with("[D_PROC_NAME] 'bogus' is an invalid probe name\n"),
+        "{}",
+        badname.stderr
+    );
+    // With -Z, the probes fire once the command has loaded it.
+    let deferred = DTRACE.run(&[
+        "-Z",
+        "-q",
+        "-n",
+        &format!(
+            "{description} {{ printf(\"%s %s %d\\n\", probemod, probefunc, arg0); }} \
+             pid$target:libfoo:foo:return {{ printf(\"%d\\n\", arg1); }}"
+        ),
+        "-c",
+        &command,
+    ]);
+    assert_eq!(deferred.status, Some(0), "{}", deferred.stderr);
+    assert_eq!(
+        deferred.stdout,
+        "libfoo.so foo 0\n0\nlibfoo.so foo 1\n7\nlibfoo.so foo 2\n14\n\n"
+    );
+    // A library found through the executable's DT_RUNPATH ($ORIGIN/plugins).
+    let plugins = scratch.path("plugins");
+    std::fs::create_dir_all(&plugins).expect("plugins directory");
+    std::fs::copy(scratch.path("libfoo.so"), plugins.join("libbar.so")).expect("libbar.so");
+    let through_runpath = DTRACE.run(&[
+        "-Z",
+        "-q",
+        "-n",
+        "pid$target:libbar.so:foo:entry { printf(\"%s %d\\n\", probemod, arg0); }",
+        "-c",
+        &format!("{command} libbar.so"),
+    ]);
+    assert_eq!(
+        through_runpath.status,
+        Some(0),
+        "{}",
+        through_runpath.stderr
+    );
+    assert_eq!(
+        through_runpath.stdout,
+        "libbar.so 0\nlibbar.so 1\nlibbar.so 2\n\n"
     );
 }

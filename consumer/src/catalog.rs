@@ -17,6 +17,9 @@ pub struct RegistryCatalog {
     /// The first provider error met while matching (an unreadable process, a bad pid
     /// probe offset); the session reports it after compiling.
     first_error: RefCell<Option<String>>,
+    /// Whether a description matching nothing takes the probes it names in objects not
+    /// loaded yet (`-Z`: a library the process will `dlopen()`).
+    defers_unloaded_objects: bool,
 }
 
 impl RegistryCatalog {
@@ -36,7 +39,16 @@ impl RegistryCatalog {
         RegistryCatalog {
             registry: RefCell::new(registry),
             first_error: RefCell::new(None),
+            defers_unloaded_objects: false,
         }
+    }
+
+    /// This catalog, where a description that matches nothing takes the probes it names
+    /// in objects not loaded yet when `defer` (`-Z` when tracing, as DTrace matches
+    /// such descriptions again when a process loads a library).
+    pub fn deferring_unloaded_objects(mut self, defer: bool) -> RegistryCatalog {
+        self.defers_unloaded_objects = defer;
+        self
     }
 
     /// The registry, for attaching and listing after compilation.
@@ -74,6 +86,20 @@ impl RegistryCatalog {
         entries
     }
 
+    /// The probes `description` matches, and when it matches none and the catalog
+    /// defers, those it names in objects not loaded yet.
+    fn matched(
+        &self,
+        registry: &mut ProbeRegistry,
+        description: &ProbeDescription,
+    ) -> Result<Vec<u32>, providers::error::ProviderError> {
+        let ids = registry.matching(description)?;
+        if ids.is_empty() && self.defers_unloaded_objects {
+            return registry.deferred_matching(description);
+        }
+        Ok(ids)
+    }
+
     fn note_error(&self, message: String) {
         let mut first = self.first_error.borrow_mut();
         if first.is_none() {
@@ -85,7 +111,7 @@ impl RegistryCatalog {
 impl ProbeCatalog for RegistryCatalog {
     fn matching(&self, description: &ProbeDescription) -> Vec<ProbeInfo> {
         let mut registry = self.registry.borrow_mut();
-        let ids = match registry.matching(description) {
+        let ids = match self.matched(&mut registry, description) {
             Ok(ids) => ids,
             Err(error) => {
                 drop(registry);
@@ -109,7 +135,9 @@ impl ProbeCatalog for RegistryCatalog {
     }
 
     fn refusal(&self, description: &ProbeDescription) -> Option<ProbeRefusal> {
-        let error = self.registry.borrow_mut().matching(description).err()?;
+        let error = self
+            .matched(&mut self.registry.borrow_mut(), description)
+            .err()?;
         Some(ProbeRefusal {
             tag: ErrorTag::from_name(error.tag_name()?)?,
             message: error.to_string(),

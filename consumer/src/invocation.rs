@@ -21,7 +21,7 @@ use crate::engine::{TracingEngine, VirtualMachineEngine};
 use crate::kernel_engine::{check_tracing_privileges, KernelEngine};
 use crate::kernel_types::BtfKernelTypes;
 use crate::messages::{describe_io_error, MessageSink, StandardStreams};
-use crate::options::{OptionOrigin, OptionSet};
+use crate::options::{DtraceOption, OptionOrigin, OptionSet};
 use crate::preprocess::{preprocess, PreprocessorSettings};
 use crate::session::Session;
 use crate::session_output::{OutputFile, SessionOutput, StandardOutput};
@@ -149,7 +149,12 @@ pub fn run_with_messages(invocation: &Invocation, messages: Rc<dyn MessageSink>)
             return EXIT_FATAL;
         }
     };
-    let catalog = RegistryCatalog::for_this_machine();
+    // Under -Z, a pid description naming a library the process has not loaded yet
+    // takes its probes from the library's file, to fire once it is loaded (not when
+    // listing: -l lists the probes that exist).
+    let catalog = RegistryCatalog::for_this_machine().deferring_unloaded_objects(
+        options.boolean(DtraceOption::Zdefs) && invocation.mode != Mode::List,
+    );
     // Target processes exist (held at their entry point) before compiling or listing,
     // so `$target` and `pid$target` probes resolve against them.
     let mut targets = TargetProcesses::with_environment(command_environment(&options));

@@ -46,7 +46,9 @@ impl MessageSink for StandardStreams {
     }
 
     fn report(&self, text: &str) {
-        print!("{text}");
+        // A reader that went away (`dtrace -l | head`) is no reason to panic; what
+        // follows is simply not read.
+        let _ = std::io::stdout().write_all(text.as_bytes());
     }
 }
 

@@ -15,13 +15,23 @@ pub fn listing_header() -> String {
     )
 }
 
-/// The listing line of one probe.
+/// The listing line of one probe. Fields are padded to their widths in bytes, as C's
+/// `printf` pads them, so a UTF-8 function name takes as many columns as DTrace gives it.
 pub fn listing_line(entry: &ProbeEntry) -> String {
     let description = &entry.description;
     format!(
-        "{:>5} {:>10} {:>17} {:>33} {}\n",
-        entry.id, description.provider, description.module, description.function, description.name
+        "{:>5} {} {} {} {}\n",
+        entry.id,
+        right_aligned(&description.provider, 10),
+        right_aligned(&description.module, 17),
+        right_aligned(&description.function, 33),
+        description.name
     )
+}
+
+/// `text` right-aligned in `width` bytes (`%*s`).
+fn right_aligned(text: &str, width: usize) -> String {
+    format!("{}{text}", " ".repeat(width.saturating_sub(text.len())))
 }
 
 /// The `-v` block printed after a probe's line: its description and argument

@@ -73,6 +73,15 @@ fn listing_format_is_exact() {
     assert_eq!(
         listing_line(&long),
         "123456    syscall           vmlinux a_function_name_longer_than_33_columns entry\n"
+    ); // Widths are in bytes, as printf's: a UTF-8 name of 7 characters takes 11 bytes.
+    long.id = 7;
+    long.description.function = "ünïcödé".to_string();
+    assert_eq!(
+        listing_line(&long),
+        format!(
+            "    7    syscall           vmlinux {}ünïcödé entry\n",
+            " ".repeat(22)
+        )
     );
 }
 

@@ -102,6 +102,11 @@ fn outer_state_probe_descriptions() {
     );
     check_outer("1234 56,", "probe-id 1234 | probe-id 56 | punct ,");
     check_outer("*:::", "pspec *:::");
+    // UTF-8 symbol names (a pid probe on a function named in UTF-8).
+    check_outer(
+        "pid$target:a.out:ünïcödé:entry, ü*:𝒻:return",
+        "pspec pid$target:a.out:ünïcödé:entry | punct , | pspec ü*:𝒻:return",
+    );
 }
 
 #[test]

@@ -120,6 +120,7 @@ fn load_every_probe(
         aggregation_generations: fd_of("dtrace_agggen"),
         speculations: fd_of("dtrace_specs"),
         vtimestamps: fd_of("dtrace_vtimes"),
+        return_exits: None,
     };
     let enabled = enabled_probes(program, catalog);
     let mut probe_ids: Vec<u32> = enabled.iter().map(|probe| probe.probe_id).collect();

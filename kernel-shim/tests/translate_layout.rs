@@ -79,6 +79,7 @@ fn fds() -> MapFds {
         aggregation_generations: Some(18),
         speculations: Some(17),
         vtimestamps: Some(19),
+        return_exits: None,
     }
 }
 

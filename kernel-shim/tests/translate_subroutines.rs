@@ -230,13 +230,13 @@ fn loops_in_error_clauses_and_with_long_strings() {
 }
 
 #[test]
-fn register_reads_load_for_every_context() {
-    if !bpf_available("register_reads_load_for_every_context") {
+fn register_and_stack_reads_load_for_every_context() {
+    if !bpf_available("register_and_stack_reads_load_for_every_context") {
         return;
     }
-    use kernel_shim::translate::ContextKind;
+    use kernel_shim::translate::{ContextKind, ReturnOffset};
     let program = compile_d(
-        "test:::fire { trace(regs[16]); trace(regs[arg1]); trace(uregs[19]); trace(uregs[arg0]); trace(ucaller); trace(ppid); }",
+        "test:::fire { trace(regs[16]); trace(regs[arg1]); trace(uregs[19]); trace(uregs[arg0]); trace(ucaller); trace(ppid); trace(ustackdepth); ustack(); }",
     );
     for context in [
         ContextKind::Kprobe {
@@ -245,6 +245,20 @@ fn register_reads_load_for_every_context() {
         ContextKind::Uprobe {
             return_probe: true,
             process: None,
+            return_offset: ReturnOffset::Unknown,
+            function_entry: false,
+        },
+        ContextKind::Uprobe {
+            return_probe: true,
+            process: Some(1),
+            return_offset: ReturnOffset::Recorded,
+            function_entry: false,
+        },
+        ContextKind::Uprobe {
+            return_probe: false,
+            process: Some(1),
+            return_offset: ReturnOffset::Unknown,
+            function_entry: true,
         },
         ContextKind::PerfEvent,
         ContextKind::DtraceMarker,

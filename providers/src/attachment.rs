@@ -6,9 +6,9 @@
 use difvm::object::{EnabledProbe, PROBE_ID_ERROR};
 use kernel_shim::runtime::{AttachTarget, ClockCpus, Marker, ProbeInstrumentation, ProbePlan};
 use kernel_shim::sys::CpuClockRate;
-use kernel_shim::translate::{ContextKind, TracepointField};
+use kernel_shim::translate::{ContextKind, ReturnOffset, TracepointField};
 
-use crate::provider::{DtraceProbe, ProbeEntry, ProbeKind};
+use crate::provider::{DtraceProbe, ProbeEntry, ProbeKind, UprobeSite};
 use crate::tracefs::{mount_tracefs_if_missing, EventFormat};
 use crate::tracepoint_arguments::tracepoint_arguments;
 
@@ -53,6 +53,7 @@ pub fn probe_plan(probe: &ProbeEntry) -> Result<Option<ProbePlan>, String> {
             ));
         }
     }
+    let mut exit_recorders = Vec::new();
     let instrumentation = match &probe.kind {
         ProbeKind::Dtrace(DtraceProbe::Begin) => ProbeInstrumentation::Marker(Marker::Begin),
         ProbeKind::Dtrace(DtraceProbe::End) => ProbeInstrumentation::Marker(Marker::End),
@@ -119,22 +120,59 @@ pub fn probe_plan(probe: &ProbeEntry) -> Result<Option<ProbePlan>, String> {
             pid,
             is_return,
             sites,
-        } => targets(
-            ContextKind::Uprobe {
-                return_probe: *is_return,
-                process: *pid,
-            },
-            sites
-                .iter()
-                .map(|site| AttachTarget::Uprobe {
+        } => {
+            // A return probe's arg0, the offset of the instruction its function left
+            // by: in the uretprobe's cookie when the function has one way out, else
+            // recorded at each exit under the probe's id, the uretprobe's cookie.
+            let return_offset = if !*is_return {
+                ReturnOffset::Unknown
+            } else if sites.iter().all(|site| site.return_offset.is_some()) {
+                ReturnOffset::Cookie
+            } else if sites.iter().all(|site| !site.return_exits.is_empty()) {
+                ReturnOffset::Recorded
+            } else {
+                ReturnOffset::Unknown
+            };
+            let uprobe = |site: &UprobeSite, offset: u64, return_probe: bool, cookie: u64| {
+                AttachTarget::Uprobe {
                     path: site.path.clone(),
-                    file_offset: site.file_offset,
-                    return_probe: *is_return,
+                    file_offset: site.file_offset + offset,
+                    return_probe,
                     semaphore_offset: site.semaphore_file_offset,
                     pid: pid.map(|pid| pid as i32),
-                })
-                .collect(),
-        ),
+                    cookie,
+                }
+            };
+            if return_offset == ReturnOffset::Recorded {
+                exit_recorders = sites
+                    .iter()
+                    .flat_map(|site| {
+                        site.return_exits.iter().map(|&exit| {
+                            uprobe(site, exit, false, u64::from(probe.id) << 32 | exit)
+                        })
+                    })
+                    .collect();
+            }
+            targets(
+                ContextKind::Uprobe {
+                    return_probe: *is_return,
+                    process: *pid,
+                    return_offset,
+                    function_entry: !*is_return && sites.iter().all(|site| site.function_entry),
+                },
+                sites
+                    .iter()
+                    .map(|site| {
+                        let cookie = match return_offset {
+                            ReturnOffset::Cookie => site.return_offset.unwrap_or(0),
+                            ReturnOffset::Recorded => u64::from(probe.id),
+                            ReturnOffset::Unknown => 0,
+                        };
+                        uprobe(site, 0, *is_return, cookie)
+                    })
+                    .collect(),
+            )
+        }
         ProbeKind::KernelFunction {
             function,
             is_return,
@@ -153,6 +191,7 @@ pub fn probe_plan(probe: &ProbeEntry) -> Result<Option<ProbePlan>, String> {
         probe_id: probe.id,
         name,
         instrumentation,
+        exit_recorders,
     }))
 }
 
@@ -274,6 +313,77 @@ mod tests {
         assert_eq!(
             error,
             "test:::entry: the kernel engine does not know this system call's number"
+        );
+    }
+
+    #[test]
+    fn return_probes_take_arg0_from_the_cookie_or_from_recorded_exits() {
+        let site = |return_offset: Option<u64>, return_exits: Vec<u64>| UprobeSite {
+            path: std::path::PathBuf::from("/bin/prog"),
+            file_offset: 0x1000,
+            semaphore_file_offset: None,
+            usdt_arguments: None,
+            return_offset,
+            return_exits,
+            function_entry: true,
+        };
+        let plan_of = |site: UprobeSite| {
+            let probe = entry(
+                5,
+                "return",
+                ProbeKind::Uprobe {
+                    pid: Some(42),
+                    is_return: true,
+                    sites: vec![site],
+                },
+            );
+            probe_plan(&probe).unwrap().unwrap()
+        };
+        let target = |file_offset: u64, return_probe: bool, cookie: u64| AttachTarget::Uprobe {
+            path: std::path::PathBuf::from("/bin/prog"),
+            file_offset,
+            return_probe,
+            semaphore_offset: None,
+            pid: Some(42),
+            cookie,
+        };
+        let context = |return_offset: ReturnOffset| ContextKind::Uprobe {
+            return_probe: true,
+            process: Some(42),
+            return_offset,
+            function_entry: false,
+        };
+        // One way out: its offset is the uretprobe's cookie.
+        let single = plan_of(site(Some(0x1c), Vec::new()));
+        assert_eq!(
+            single.instrumentation,
+            ProbeInstrumentation::Targets {
+                context: context(ReturnOffset::Cookie),
+                targets: vec![target(0x1000, true, 0x1c)],
+            }
+        );
+        assert!(single.exit_recorders.is_empty());
+        // Several: a recorder at each exit, under the probe's id.
+        let several = plan_of(site(None, vec![0x13, 0x1d]));
+        assert_eq!(
+            several.instrumentation,
+            ProbeInstrumentation::Targets {
+                context: context(ReturnOffset::Recorded),
+                targets: vec![target(0x1000, true, 5)],
+            }
+        );
+        assert_eq!(
+            several.exit_recorders,
+            [
+                target(0x1013, false, 5 << 32 | 0x13),
+                target(0x101d, false, 5 << 32 | 0x1d)
+            ]
+        );
+        // Neither: arg0 stays 0.
+        let unknown = plan_of(site(None, Vec::new()));
+        assert_eq!(
+            unknown.instrumentation.context(),
+            context(ReturnOffset::Unknown)
         );
     }
 }

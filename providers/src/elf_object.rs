@@ -5,8 +5,11 @@
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-use object::elf::{FileHeader64, PT_LOAD, SHN_UNDEF, SHT_DYNSYM, SHT_SYMTAB, STB_LOCAL, STT_FUNC};
-use object::read::elf::{FileHeader, ProgramHeader, SectionHeader, SectionTable, Sym};
+use object::elf::{
+    FileHeader64, DT_RPATH, DT_RUNPATH, PT_LOAD, SHN_UNDEF, SHT_DYNSYM, SHT_SYMTAB, STB_LOCAL,
+    STT_FUNC,
+};
+use object::read::elf::{Dyn, FileHeader, ProgramHeader, SectionHeader, SectionTable, Sym};
 use object::{Endianness, ReadCache, ReadRef};
 
 use crate::error::ProviderError;
@@ -64,6 +67,41 @@ pub struct ElfObject {
     pub load_segments: Vec<LoadSegment>,
     /// USDT sites in note order.
     pub usdt_notes: Vec<UsdtNote>,
+    /// The directories the dynamic linker searches first for the libraries this object
+    /// loads: its DT_RUNPATH or, without one, its DT_RPATH, as written (`$ORIGIN`
+    /// unexpanded).
+    pub library_search_path: Vec<String>,
+}
+
+/// The directories of the dynamic section's DT_RUNPATH, or else DT_RPATH; none when
+/// the object has neither (or no readable dynamic section).
+fn read_library_search_path<'data, R: ReadRef<'data>>(
+    sections: &SectionTable<'data, FileHeader64<Endianness>, R>,
+    endian: Endianness,
+    data: R,
+) -> Vec<String> {
+    let Ok(Some((entries, link))) = sections.dynamic(endian, data) else {
+        return Vec::new();
+    };
+    let Ok(strings) = sections.strings(endian, data, link) else {
+        return Vec::new();
+    };
+    let text_of = |tag: object::elf::DynamicTag| {
+        entries
+            .iter()
+            .find(|entry| entry.tag(endian) == tag)
+            .and_then(|entry| entry.string(endian, strings).ok())
+            .map(|bytes| String::from_utf8_lossy(bytes).into_owned())
+    };
+    text_of(DT_RUNPATH)
+        .or_else(|| text_of(DT_RPATH))
+        .map(|path| {
+            path.split(':')
+                .filter(|directory| !directory.is_empty())
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// The ELF note type of a SystemTap SDT probe.
@@ -100,11 +138,13 @@ impl ElfObject {
         let sections = header.sections(endian, data).map_err(malformed)?;
         let functions = read_function_symbols(&sections, endian, data).map_err(malformed)?;
         let usdt_notes = read_usdt_notes(&sections, endian, data).map_err(malformed)?;
+        let library_search_path = read_library_search_path(&sections, endian, data);
         Ok(ElfObject {
             path: path.to_path_buf(),
             functions,
             load_segments,
             usdt_notes,
+            library_search_path,
         })
     }
 
@@ -116,6 +156,18 @@ impl ElfObject {
                 address >= segment.address && address - segment.address < segment.memory_size
             })
             .map(|segment| segment.file_offset + (address - segment.address))
+    }
+
+    /// The virtual address the file's byte at `file_offset` is loaded at, through the
+    /// PT_LOAD segments.
+    pub fn address_of_file_offset(&self, file_offset: u64) -> Option<u64> {
+        self.load_segments
+            .iter()
+            .find(|segment| {
+                file_offset >= segment.file_offset
+                    && file_offset - segment.file_offset < segment.file_size
+            })
+            .map(|segment| segment.address + (file_offset - segment.file_offset))
     }
 
     /// The `size` bytes at virtual address `address` as the file holds them (what a

@@ -18,6 +18,8 @@ pub enum UserProbeErrorTag {
     Function,
     /// D_PROC_NAME: a pid probe name that is neither entry, return nor a hex offset.
     Name,
+    /// D_PROC_LIB: a module other than the executable with the `-` function.
+    Library,
     /// D_PROC_BADPID: a provider field whose pid is not a valid process id.
     BadPid,
     /// D_PROC_GRAB: the process does not exist or cannot be inspected.
@@ -33,6 +35,7 @@ impl UserProbeErrorTag {
             UserProbeErrorTag::Function => "D_PROC_FUNC",
             UserProbeErrorTag::CreateFail => "D_PROC_CREATEFAIL",
             UserProbeErrorTag::Name => "D_PROC_NAME",
+            UserProbeErrorTag::Library => "D_PROC_LIB",
             UserProbeErrorTag::BadPid => "D_PROC_BADPID",
             UserProbeErrorTag::Grab => "D_PROC_GRAB",
         }

@@ -10,7 +10,8 @@
 //! in the ELF file (`x86_length`), so a uprobe never lands inside an instruction.
 //! Instructions the kernel's uprobes refuse (`uprobe_instructions`) are left out of
 //! globbed names and are D_PROC_CREATEFAIL when named. A module named exactly that has
-//! no function of the exact name given is D_PROC_FUNC, as in DTrace.
+//! no function of the exact name given is D_PROC_FUNC, as in DTrace. The `-` function
+//! names absolute addresses (`pid_addresses`).
 
 use difvm::glob::{field_matches, is_glob_pattern};
 use difvm::object::ProbeDescription;
@@ -18,30 +19,20 @@ use difvm::object::ProbeDescription;
 use crate::attributes::{ProviderAttributes, USER_PROBE_ATTRIBUTES};
 use crate::elf_object::{ElfObject, FunctionSymbol};
 use crate::error::{ProviderError, UserProbeErrorTag};
+use crate::pid_addresses::absolute_address_probes;
+use crate::pid_libraries::unloaded_library_candidates;
+use crate::pid_probe_names::{parse_pid_probe_names, PidProbeNames};
 use crate::process_maps::{mapped_objects, MappedObject};
 use crate::provider::{concrete_description, ProbeEntry, ProbeKind, Provider, UprobeSite};
 use crate::uprobe_instructions::uprobe_refuses;
 use crate::user_objects::{module_matches, parse_pid, split_provider_pid, ElfObjectCache};
+use crate::x86_branches::{exit_offsets, return_offsets};
 use crate::x86_length::instruction_offsets;
 
 /// The pid provider.
 #[derive(Debug, Default)]
 pub struct PidProvider {
     objects: ElfObjectCache,
-}
-
-/// What a description's name field asks of each matching function.
-enum PidProbeNames {
-    /// A pattern (an empty name is `*`): the entry and return probes and the probe of
-    /// each instruction whose hex offset it matches, as DTrace's
-    /// `dt_pid_create_glob_offset_probes` makes them.
-    Pattern(String),
-    /// The entry probe.
-    Entry,
-    /// The return probe.
-    Return,
-    /// The instruction at this offset from the function's start.
-    Offset(u64),
 }
 
 impl PidProvider {
@@ -67,19 +58,31 @@ impl PidProvider {
             let Some(function_offset) = elf.file_offset(function.address) else {
                 continue;
             };
-            let site = |offset: u64| UprobeSite {
-                path: object.open_path.clone(),
-                file_offset: function_offset + offset,
-                semaphore_file_offset: None,
-                usdt_arguments: None,
-            };
             let probe = |name: &str, is_return: bool, offset: u64| {
+                // A return probe is a uretprobe: it fires once the function has
+                // returned, as DTrace for Linux's does and as illumos' does after
+                // emulating the `ret`. Its arg0 is the offset of the instruction the
+                // function left by: known when the function has a single way out, a
+                // `ret`, else recorded at each of its exits as the thread takes it.
+                let (return_offset, return_exits) = if is_return {
+                    function_exits(elf, function)
+                } else {
+                    (None, Vec::new())
+                };
                 ProbeEntry::new(
                     concrete_description(&provider, &object.module, &function.name, name),
                     ProbeKind::Uprobe {
                         pid: Some(pid),
                         is_return,
-                        sites: vec![site(offset)],
+                        sites: vec![UprobeSite {
+                            path: object.open_path.clone(),
+                            file_offset: function_offset + offset,
+                            semaphore_file_offset: None,
+                            usdt_arguments: None,
+                            return_offset,
+                            return_exits,
+                            function_entry: offset == 0,
+                        }],
                     },
                 )
             };
@@ -170,6 +173,27 @@ impl PidProvider {
         }
         Ok(())
     }
+}
+
+/// How a return probe on `function` knows the instruction it left by: the offset of its
+/// only way out, a `ret`; or else the offsets of all its exits, where the one taken is
+/// recorded (none when one of them refuses a uprobe, or the code does not decode: the
+/// offset is then unknown, and `arg0` 0).
+fn function_exits(elf: &ElfObject, function: &FunctionSymbol) -> (Option<u64>, Vec<u64>) {
+    let Ok(code) = elf.read_bytes(function.address, function.size) else {
+        return (None, Vec::new());
+    };
+    if let Some([only]) = return_offsets(&code).as_deref() {
+        return (Some(*only), Vec::new());
+    }
+    let exits = exit_offsets(&code).unwrap_or_default();
+    if exits
+        .iter()
+        .any(|&offset| uprobe_refuses(&code[offset as usize..]))
+    {
+        return (None, Vec::new());
+    }
+    (None, exits)
 }
 
 /// Whether the kernel would refuse a uprobe on `function`'s first instruction (a
@@ -283,59 +307,6 @@ fn may_match_hex(pattern: &str) -> bool {
     true
 }
 
-/// Interprets the name field: empty or a glob is a pattern; `entry`, `return` or a hex
-/// offset (with or without `0x`) select one probe; anything else is D_PROC_NAME.
-fn parse_pid_probe_names(name: &str) -> Result<PidProbeNames, ProviderError> {
-    if name.is_empty() {
-        return Ok(PidProbeNames::Pattern("*".to_string()));
-    }
-    if is_glob_pattern(name) {
-        return Ok(PidProbeNames::Pattern(name.to_string()));
-    }
-    match name {
-        "entry" => return Ok(PidProbeNames::Entry),
-        "return" => return Ok(PidProbeNames::Return),
-        _ => {}
-    }
-    hex_offset(name)
-        .map(PidProbeNames::Offset)
-        .ok_or_else(|| ProviderError::UserProbe {
-            tag: UserProbeErrorTag::Name,
-            message: format!("'{name}' is an invalid probe name"),
-        })
-}
-
-/// Reads a probe name as DTrace does with `strtoull(name, &end, 16)` and a check that
-/// the whole name was read: leading white space, an optional sign (a negative offset
-/// wraps around, so it is then beyond any function), an optional `0x`, and hex digits,
-/// saturating at the largest offset. None when something else is left over.
-fn hex_offset(name: &str) -> Option<u64> {
-    let text = name.trim_start_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c']);
-    let (negative, text) = match text.as_bytes().first() {
-        Some(b'-') => (true, &text[1..]),
-        Some(b'+') => (false, &text[1..]),
-        _ => (false, text),
-    };
-    let has_hex_after_prefix = |rest: &str| rest.starts_with(|c: char| c.is_ascii_hexdigit());
-    let digits = match text.get(..2) {
-        Some("0x" | "0X") if has_hex_after_prefix(&text[2..]) => &text[2..],
-        _ => text,
-    };
-    if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_hexdigit()) {
-        return None;
-    }
-    let value = digits.chars().try_fold(0u64, |value, digit| {
-        value
-            .checked_mul(16)?
-            .checked_add(u64::from(digit.to_digit(16)?))
-    });
-    Some(match value {
-        None => u64::MAX,
-        Some(value) if negative => value.wrapping_neg(),
-        Some(value) => value,
-    })
-}
-
 impl Provider for PidProvider {
     fn name(&self) -> &str {
         "pid"
@@ -354,6 +325,9 @@ impl Provider for PidProvider {
             return Ok(Vec::new());
         };
         let pid = parse_pid(&description.provider, digits)?;
+        if description.function == "-" {
+            return absolute_address_probes(pid, description, &self.objects);
+        }
         // As in DTrace, the name is checked once a function is found: a description
         // naming no function matches nothing whatever its name.
         let names = parse_pid_probe_names(&description.name);
@@ -392,6 +366,33 @@ impl Provider for PidProvider {
             });
         }
         Ok(entries)
+    }
+
+    fn deferred_probes(
+        &self,
+        description: &ProbeDescription,
+    ) -> Result<Vec<ProbeEntry>, ProviderError> {
+        let exact = |field: &str| !field.is_empty() && !is_glob_pattern(field);
+        let Some(digits) = pid_digits(&description.provider) else {
+            return Ok(Vec::new());
+        };
+        if !exact(&description.module) || description.function == "-" {
+            return Ok(Vec::new());
+        }
+        let pid = parse_pid(&description.provider, digits)?;
+        for object in unloaded_library_candidates(pid, &description.module, &self.objects) {
+            let Ok(elf) = self.objects.get(&object) else {
+                continue;
+            };
+            // As for loaded objects, the name is checked once a function is found.
+            let mut entries = Vec::new();
+            if !functions_described(&elf.functions, &description.function).is_empty() {
+                let names = parse_pid_probe_names(&description.name)?;
+                self.object_probes(pid, description, &names, &object, &elf, &mut entries)?;
+            }
+            return Ok(entries);
+        }
+        Ok(Vec::new())
     }
 
     fn attributes(&self) -> ProviderAttributes {

@@ -105,6 +105,17 @@ pub struct UprobeSite {
     pub semaphore_file_offset: Option<u64>,
     /// The USDT argument specification (`-4@112(%rsp) 8@%rbx`), when this is a USDT site.
     pub usdt_arguments: Option<String>,
+    /// For a pid return probe (a uretprobe at the function's start) whose function has
+    /// one way out, a `ret`: that instruction's offset in the function, the probe's
+    /// `arg0`.
+    pub return_offset: Option<u64>,
+    /// For a pid return probe whose function may leave by several instructions: their
+    /// offsets (rets, jumps out of it, indirect jumps). Each records, for the thread,
+    /// that the function left there, and the uretprobe reads which one it was (`arg0`).
+    pub return_exits: Vec<u64>,
+    /// Whether the site is a function's first instruction (pid entry and offset 0
+    /// probes), where the return address is on top of the stack.
+    pub function_entry: bool,
 }
 
 /// A source of probes.
@@ -120,6 +131,17 @@ pub trait Provider: Send + Sync {
     /// Every probe of this provider matching `description`, in the provider's natural
     /// order (deterministic for a given machine state).
     fn probes(&self, description: &ProbeDescription) -> Result<Vec<ProbeEntry>, ProviderError>;
+
+    /// Probes `description` names in objects not loaded yet, asked for when it matched
+    /// nothing and zero matches are allowed (`-Z`): they fire once the object is loaded,
+    /// as DTrace's descriptions matched again when a process loads a library. None by
+    /// default.
+    fn deferred_probes(
+        &self,
+        _description: &ProbeDescription,
+    ) -> Result<Vec<ProbeEntry>, ProviderError> {
+        Ok(Vec::new())
+    }
 
     /// A cheap test of whether any probe of this provider could match `description`;
     /// the registry does not ask (or read, if costly) a provider that answers false.

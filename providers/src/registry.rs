@@ -139,6 +139,24 @@ impl ProbeRegistry {
         Ok(ids)
     }
 
+    /// The ids of the probes `description` names in objects not loaded yet (see
+    /// `Provider::deferred_probes`), for a description that matched nothing under `-Z`.
+    pub fn deferred_matching(
+        &mut self,
+        description: &ProbeDescription,
+    ) -> Result<Vec<u32>, ProviderError> {
+        let mut ids = Vec::new();
+        for index in 0..self.providers.len() {
+            if !self.providers[index].may_match(description) {
+                continue;
+            }
+            for entry in self.providers[index].deferred_probes(description)? {
+                ids.push(self.intern(index, entry));
+            }
+        }
+        Ok(ids)
+    }
+
     /// The probe with `id`, among the probes seen so far.
     pub fn probe(&self, id: u32) -> Option<&ProbeEntry> {
         self.entries.get((id as usize).checked_sub(1)?)

@@ -100,6 +100,9 @@ fn collect_usdt_probes(
                 .then(|| elf.file_offset(note.semaphore_address))
                 .flatten(),
             usdt_arguments: Some(note.arguments.clone()),
+            return_offset: None,
+            return_exits: Vec::new(),
+            function_entry: false,
         };
         let provider = match pid {
             Some(pid) => format!("{}{pid}", note.provider),

@@ -12,6 +12,7 @@ use providers::pid_provider::PidProvider;
 use providers::process_maps::{objects_from_maps, parse_maps, MappedObject};
 use providers::provider::{ProbeEntry, ProbeKind, Provider, UprobeSite};
 use providers::user_objects::{module_matches, parse_pid, split_provider_pid};
+use providers::x86_branches::return_offsets;
 use providers::x86_length::instruction_offsets;
 
 /// A function of this test binary with a known name and some body, for the pid
@@ -255,7 +256,13 @@ fn pid_provider_on_this_process() {
     let (entry_site, entry_is_return) = only_site(&entries[0]);
     let (return_site, return_is_return) = only_site(&entries[1]);
     assert!(!entry_is_return && return_is_return);
-    assert_eq!(entry_site.file_offset, return_site.file_offset);
+    assert_eq!(entry_site.return_offset, None);
+    // The return probe is a uretprobe at the function's start; the marker leaves only
+    // through its `ret`, whose offset (arg0) is the site's return offset.
+    let returns = return_offsets(&code).expect("the marker returns only by ret");
+    assert_eq!(returns.len(), 1);
+    assert_eq!(return_site.return_offset, Some(returns[0]));
+    assert_eq!(return_site.file_offset, entry_site.file_offset);
     assert_eq!(
         Some(entry_site.file_offset),
         elf.file_offset(marker.address)

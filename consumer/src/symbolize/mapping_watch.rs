@@ -35,7 +35,17 @@ pub struct MappingWatch {
 impl MappingWatch {
     /// Starts watching process `pid`, recording its mappings into `store` until it
     /// exits or the watch is dropped. Fails only when no thread can be started.
+    ///
+    /// A process that already runs its own program (a `-c` command held at its entry
+    /// point, a grabbed process) has its mappings read here first: once released, a
+    /// short command may be gone before the thread's first read.
     pub fn start(pid: u64, store: Arc<Mutex<MappingStore>>) -> std::io::Result<MappingWatch> {
+        if !runs_dtrace_image(pid) {
+            store
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .capture(pid);
+        }
         let stop = Arc::new(AtomicBool::new(false));
         let thread_stop = stop.clone();
         let thread = with_signals_blocked(|| {
@@ -77,11 +87,26 @@ impl Drop for MappingWatch {
     }
 }
 
+/// Whether process `pid` is a `-c` child that has not yet exec'd its command (it still
+/// runs dtrace's own executable).
+fn runs_dtrace_image(pid: u64) -> bool {
+    let own_executable = fs::read_link("/proc/self/exe").ok();
+    own_executable.is_some() && fs::read_link(format!("/proc/{pid}/exe")).ok() == own_executable
+}
+
+/// Whether process `pid` is stopped under ptrace (state `t`): a `-c` command held at
+/// its entry point until tracing starts.
+fn is_held(pid: u64) -> bool {
+    fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit_once(')')
+            .and_then(|(_, rest)| rest.trim_start().chars().next())
+            == Some('t')
+    })
+}
+
 /// The helper thread's loop: read the mappings, record them when they changed, pause.
 fn watch_mappings(pid: u64, store: &Mutex<MappingStore>, stop: &AtomicBool) {
     let maps_path = format!("/proc/{pid}/maps");
-    let executable_path = format!("/proc/{pid}/exe");
-    let own_executable = fs::read_link("/proc/self/exe").ok();
     let mut previous = String::new();
     let mut interval = FASTEST_INTERVAL;
     while !stop.load(Ordering::Relaxed) {
@@ -89,7 +114,11 @@ fn watch_mappings(pid: u64, store: &Mutex<MappingStore>, stop: &AtomicBool) {
         // are of no interest, and once released it may run for only a few milliseconds,
         // so until it has exec'd only the (cheaper) executable link is watched, at the
         // fastest pace.
-        if own_executable.is_some() && fs::read_link(&executable_path).ok() == own_executable {
+        // Likewise while a child is held at its entry point (stopped under ptrace
+        // until tracing starts): its mappings cannot change, and once released it
+        // may load a library and exit within milliseconds.
+        if runs_dtrace_image(pid) || is_held(pid) {
+            interval = FASTEST_INTERVAL;
             std::thread::park_timeout(FASTEST_INTERVAL);
             continue;
         }

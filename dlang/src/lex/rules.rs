@@ -89,8 +89,12 @@ pub(crate) enum ExpressionLexeme {
 /// [`ExpressionLexeme`].
 #[derive(Logos, Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum OuterLexeme {
-    /// A probe-specifier token (§2.1): glob characters, `$` macros and the backquote.
-    #[regex(r"[-$:a-zA-Z_.?*\\\[\]!][-$:0-9a-zA-Z_.`?*\\\[\]!]*")]
+    /// A probe-specifier token (§2.1): glob characters, `$` macros and the backquote,
+    /// and non-ASCII characters, so that a pid probe can name a function whose symbol
+    /// is UTF-8 (`pid$target:a.out:ünïcödé:entry`).
+    #[regex(
+        r"[-$:a-zA-Z_.?*\\\[\]!\u{80}-\u{10FFFF}][-$:0-9a-zA-Z_.`?*\\\[\]!\u{80}-\u{10FFFF}]*"
+    )]
     ProbeSpecifier,
     /// A bare decimal integer: a probe ID.
     #[regex(r"[0-9]+")]

@@ -16,7 +16,7 @@ type WrittenName = (VariableScope, String);
 #[derive(Debug, Clone)]
 pub(super) enum FirstWrite {
     /// `x = value`: the value's type.
-    Assignment(Expr),
+    Assignment(Box<Expr>),
     /// `x++`, `x--`, `++x`, `--x`: `int`.
     Increment,
 }
@@ -31,7 +31,7 @@ pub(super) fn first_writes(program: &Program) -> HashMap<WrittenName, FirstWrite
                 operator: AssignmentOperator::Assign,
                 target,
                 value,
-            } => written_name(target).map(|name| (name, FirstWrite::Assignment((**value).clone()))),
+            } => written_name(target).map(|name| (name, FirstWrite::Assignment(value.clone()))),
             ExprKind::Unary {
                 operator:
                     UnaryOperator::PreIncrement

@@ -122,6 +122,7 @@ mod counters;
 mod difos;
 mod options;
 mod path_offsets;
+mod return_exits;
 mod task_offsets;
 mod vtimestamps;
 
@@ -140,6 +141,7 @@ pub use options::{
     LayoutError, LayoutOptions, MAX_HASH_KEY_SIZE, MAX_KERNEL_STRSIZE, MAX_PER_CPU_VALUE_SIZE,
 };
 pub use path_offsets::DentryPathOffsets;
+pub use return_exits::{ReturnExitLayout, RETURN_EXIT_ENTRIES};
 pub use task_offsets::{
     kernel_offsets_for, KernelOffsets, PerCpuBaseOffsets, RunQueueCurrentOffsets, TaskStructOffsets,
 };
@@ -211,6 +213,9 @@ pub struct MapFds {
     pub speculations: Option<i32>,
     /// The threads' times on CPU; present when the program reads `vtimestamp`.
     pub vtimestamps: Option<i32>,
+    /// Where pid return probes' functions were left (`runtime::return_exits`); present
+    /// when some enabled return probe records its exits.
+    pub return_exits: Option<i32>,
 }
 
 /// A work area (`state` map value), offsets in bytes. Fixed words come first;
@@ -882,7 +887,6 @@ impl StateLayout {
         let arguments = area(&mut offset, 80);
         let error_arguments = area(&mut offset, 80);
         let temporary = area(&mut offset, 64);
-        let record = area(&mut offset, record_size);
         let aggregation_key = area(
             &mut offset,
             aggregation.map_or(0, |layout| layout.key_size) + 8,
@@ -909,11 +913,14 @@ impl StateLayout {
             return Err(LayoutError::Option {
                 name: "strsize",
                 reason: format!(
-                    "records, keys and strings need {offset} bytes of per-CPU work area, \
+                    "keys, clause-locals and strings need {offset} bytes of per-CPU work area, \
                      more than the 32767 the kernel engine addresses directly"
                 ),
             });
         }
+        // A record may be longer than 16-bit offsets reach (DTrace takes a clause of a
+        // hundred printf()s): its stores form their address when it lies beyond them.
+        let record = area(&mut offset, record_size);
         let tokens = optional.strtok.then(|| {
             let size = 8 + string_buffer_stride(strsize);
             [area(&mut offset, size), area(&mut offset, size)]

@@ -54,13 +54,15 @@ pub enum AttachTarget {
     /// cpu-clock sampling (program type `PerfEvent`).
     CpuClock { rate: CpuClockRate, cpus: ClockCpus },
     /// A uprobe or uretprobe at a file offset (program type `Kprobe`); a USDT site gives
-    /// its semaphore's file offset.
+    /// its semaphore's file offset. The program reads `cookie` with
+    /// `bpf_get_attach_cookie` (a pid return probe's `ret` offset).
     Uprobe {
         path: PathBuf,
         file_offset: u64,
         return_probe: bool,
         semaphore_offset: Option<u64>,
         pid: Option<i32>,
+        cookie: u64,
     },
     /// A kprobe or kretprobe on a kernel function (program type `Kprobe`); only kernels
     /// with `CONFIG_KPROBES`.
@@ -221,6 +223,7 @@ pub fn attach(
             return_probe,
             semaphore_offset,
             pid,
+            cookie: target_cookie,
         } => {
             let event = perf_event_open_uprobe(&UprobeRequest {
                 path,
@@ -229,6 +232,12 @@ pub fn attach(
                 reference_counter_offset: semaphore_offset.unwrap_or(0),
                 pid: *pid,
             })?;
+            // The target's own cookie (a pid return probe's `ret` offset) wins.
+            let cookie = if *target_cookie != 0 {
+                *target_cookie
+            } else {
+                cookie
+            };
             attachment.add_perf_event(program, event, cookie)?;
         }
         AttachTarget::Kprobe {
@@ -269,6 +278,8 @@ pub struct UprobeGroup {
     pub reference_counter_offsets: Option<Vec<u64>>,
     pub return_probe: bool,
     pub pid: Option<i32>,
+    /// Each uprobe's cookie, when some target has one.
+    pub cookies: Option<Vec<u64>>,
 }
 
 impl UprobeGroup {
@@ -276,6 +287,7 @@ impl UprobeGroup {
     pub fn of(targets: &[AttachTarget]) -> Option<UprobeGroup> {
         let mut group: Option<UprobeGroup> = None;
         let mut counters = Vec::new();
+        let mut cookies = Vec::new();
         for target in targets {
             let AttachTarget::Uprobe {
                 path,
@@ -283,6 +295,7 @@ impl UprobeGroup {
                 return_probe,
                 semaphore_offset,
                 pid,
+                cookie,
             } = target
             else {
                 return None;
@@ -295,6 +308,7 @@ impl UprobeGroup {
                         reference_counter_offsets: None,
                         return_probe: *return_probe,
                         pid: *pid,
+                        cookies: None,
                     })
                 }
                 Some(group) => {
@@ -308,10 +322,14 @@ impl UprobeGroup {
                 }
             }
             counters.push(semaphore_offset.unwrap_or(0));
+            cookies.push(*cookie);
         }
         let mut group = group?;
         if counters.iter().any(|&counter| counter != 0) {
             group.reference_counter_offsets = Some(counters);
+        }
+        if cookies.iter().any(|&cookie| cookie != 0) {
+            group.cookies = Some(cookies);
         }
         Some(group)
     }
@@ -340,6 +358,7 @@ pub fn uprobe_multi_links_work() -> bool {
                 path: &location.path,
                 offsets: &[location.file_offset],
                 reference_counter_offsets: None,
+                cookies: None,
                 return_probe: false,
                 pid: Some(pid),
             },
@@ -360,6 +379,7 @@ pub fn attach_uprobe_group(
             path: &group.path,
             offsets: &group.offsets,
             reference_counter_offsets: group.reference_counter_offsets.as_deref(),
+            cookies: group.cookies.as_deref(),
             return_probe: group.return_probe,
             pid: group.pid,
         },

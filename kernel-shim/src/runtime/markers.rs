@@ -2,18 +2,16 @@
 //! with uprobes on them. Calling a marker fires the probe synchronously, in the calling
 //! thread, before the call returns.
 //!
-//! The uprobes are placed by file offset, found from the markers' symbols in
-//! `/proc/self/exe` (virtual address → file offset through the PT_LOAD headers). When the
-//! binary has no symbol table (stripped), the offset comes from the marker's run-time
-//! address and the mapping of `/proc/self/maps` that holds it.
+//! The uprobes are placed by file offset, found from the marker's run-time address and the
+//! mapping of `/proc/self/maps` that holds it. That is a few kilobytes to read, where
+//! finding the markers' symbols would mean parsing the whole executable (tens of megabytes
+//! with debug information), and it works as well for a stripped binary.
 //!
 //! Several sessions may run in one process (the tests do), and a uprobe fires for every
 //! call in the process, so each call passes the session's cookie as the first argument and
 //! each session's BEGIN/END program starts with a check of it (`session_filter_prologue`).
 
 use std::path::PathBuf;
-
-use object::{Object, ObjectSegment, ObjectSymbol};
 
 use super::error::RuntimeError;
 use crate::ebpf::{Insn, JmpOp, MemSize, Reg};
@@ -81,44 +79,10 @@ const SELF_EXECUTABLE: &str = "/proc/self/exe";
 
 /// Finds the file offset of `marker` in the running binary.
 pub fn marker_location(marker: Marker) -> Result<MarkerLocation, RuntimeError> {
-    let file_offset = match offset_from_symbols(marker)? {
-        Some(offset) => offset,
-        None => offset_from_mappings(marker)?,
-    };
     Ok(MarkerLocation {
         path: PathBuf::from(SELF_EXECUTABLE),
-        file_offset,
+        file_offset: offset_from_mappings(marker)?,
     })
-}
-
-/// The file offset of `marker` from the running binary's symbol table, or None when the
-/// binary has no such symbol.
-pub fn offset_from_symbols(marker: Marker) -> Result<Option<u64>, RuntimeError> {
-    let attempted = || format!("finding {} in {SELF_EXECUTABLE}", marker.symbol());
-    let file = std::fs::File::open(SELF_EXECUTABLE)
-        .map_err(|error| RuntimeError::invalid(attempted(), error.to_string()))?;
-    let cache = object::ReadCache::new(file);
-    let binary = object::File::parse(&cache)
-        .map_err(|error| RuntimeError::invalid(attempted(), error.to_string()))?;
-    let address = binary
-        .symbols()
-        .chain(binary.dynamic_symbols())
-        .find(|symbol| symbol.name() == Ok(marker.symbol()))
-        .map(|symbol| symbol.address());
-    let Some(address) = address else {
-        return Ok(None);
-    };
-    for segment in binary.segments() {
-        let (file_start, file_size) = segment.file_range();
-        let start = segment.address();
-        if address >= start && address < start + file_size {
-            return Ok(Some(address - start + file_start));
-        }
-    }
-    Err(RuntimeError::invalid(
-        attempted(),
-        format!("address {address:#x} lies in no loaded segment"),
-    ))
 }
 
 /// The file offset of `marker` from its run-time address and `/proc/self/maps`.
@@ -181,9 +145,40 @@ pub fn session_filter_prologue(session_cookie: u64) -> Vec<Insn> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use object::{Object, ObjectSegment, ObjectSymbol};
+
+    /// The file offset of `marker` from the running binary's symbol table, or None when the
+    /// binary has no such symbol.
+    fn offset_from_symbols(marker: Marker) -> Result<Option<u64>, RuntimeError> {
+        let attempted = || format!("finding {} in {SELF_EXECUTABLE}", marker.symbol());
+        let file = std::fs::File::open(SELF_EXECUTABLE)
+            .map_err(|error| RuntimeError::invalid(attempted(), error.to_string()))?;
+        let cache = object::ReadCache::new(file);
+        let binary = object::File::parse(&cache)
+            .map_err(|error| RuntimeError::invalid(attempted(), error.to_string()))?;
+        let address = binary
+            .symbols()
+            .chain(binary.dynamic_symbols())
+            .find(|symbol| symbol.name() == Ok(marker.symbol()))
+            .map(|symbol| symbol.address());
+        let Some(address) = address else {
+            return Ok(None);
+        };
+        for segment in binary.segments() {
+            let (file_start, file_size) = segment.file_range();
+            let start = segment.address();
+            if address >= start && address < start + file_size {
+                return Ok(Some(address - start + file_start));
+            }
+        }
+        Err(RuntimeError::invalid(
+            attempted(),
+            format!("address {address:#x} lies in no loaded segment"),
+        ))
+    }
 
     #[test]
-    fn markers_are_found_by_symbol_and_by_mapping_at_the_same_offset() {
+    fn markers_found_by_mapping_are_at_their_symbols_file_offsets() {
         for marker in [Marker::Begin, Marker::End] {
             let by_mapping = offset_from_mappings(marker).expect("mapping");
             if let Some(by_symbol) = offset_from_symbols(marker).expect("symbols") {

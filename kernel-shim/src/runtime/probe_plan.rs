@@ -30,6 +30,10 @@ pub struct ProbePlan {
     /// `provider:module:function:name`, for messages.
     pub name: String,
     pub instrumentation: ProbeInstrumentation,
+    /// Where the recorder of `runtime::return_exits` is attached for this probe: the
+    /// exits of a pid return probe's function (uprobes whose cookies hold the probe's
+    /// own cookie and each exit's offset); empty for every other probe.
+    pub exit_recorders: Vec<AttachTarget>,
 }
 
 impl ProbeInstrumentation {

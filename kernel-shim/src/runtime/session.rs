@@ -52,6 +52,7 @@ use super::markers::{session_filter_prologue, Marker};
 use super::perf_buffer::{page_size, BufferEvent, PerfBufferSet};
 use super::probe_plan::{ProbeInstrumentation, ProbePlan};
 use super::records::append_records;
+use super::return_exits::ReturnExitRecorder;
 use super::syscall_dispatch::SyscallDispatch;
 use crate::map_layout::{
     is_split_into_parts, program_reads_builtin, LayoutOptions, MapFds, ProgramLayout,
@@ -67,6 +68,7 @@ use crate::sys::{
     physical_package_id, possible_cpu_count, possible_cpus, AttachType, LinkFd, MapFd, ProgFd,
     ProgramLoadRequest, ProgramType, SysError, BPF_ANY, BPF_LOG_LEVEL1,
 };
+use crate::translate::context::arguments_read;
 use crate::translate::{
     program_reads_kernel_stacks, translate_probe_with_artificial_frames, vtimestamp_tracker,
 };
@@ -119,6 +121,10 @@ pub struct RuntimeSession {
     /// `vtimestamp`, when a program reads it, and once started its link.
     vtimestamp_tracker: Option<ProgFd>,
     vtimestamp_tracker_link: Option<LinkFd>,
+    /// The recorder of where pid return probes' functions were left, when some probe
+    /// has exits to record, and once started its attachments.
+    exit_recorder: Option<ReturnExitRecorder>,
+    exit_recorder_attachments: Vec<Attachment>,
     cookie: u64,
     baseline: AggregationBaseline,
     /// The possible CPUs, in the order of per-CPU map values.
@@ -187,7 +193,23 @@ impl RuntimeSession {
         let mut layout = ProgramLayout::for_program(program, &layout_options).map_err(|error| {
             RuntimeError::invalid("laying out the program's maps", error.to_string())
         })?;
-        let (maps, buffers, fds, buffer_size) = create_maps_and_buffers(&mut layout, options)?;
+        let (maps, buffers, mut fds, buffer_size) = create_maps_and_buffers(&mut layout, options)?;
+        // A return probe's exits are recorded only when its clauses read arg0.
+        let records_exits = |plan: &ProbePlan| {
+            let statements: Vec<usize> = enabled
+                .iter()
+                .filter(|probe| probe.probe_id == plan.probe_id)
+                .map(|probe| probe.statement)
+                .collect();
+            !plan.exit_recorders.is_empty()
+                && arguments_read(program.program(), &statements) & 1 != 0
+        };
+        let exit_recorder = if plans.iter().any(records_exits) {
+            Some(ReturnExitRecorder::new()?)
+        } else {
+            None
+        };
+        fds.return_exits = exit_recorder.as_ref().map(ReturnExitRecorder::map_fd);
 
         let mut probe_ids: Vec<u32> = enabled
             .iter()
@@ -262,7 +284,14 @@ impl RuntimeSession {
                 verifier_logs.push((plan.name.clone(), loaded.verifier_log().to_string()));
             }
             probes.push(LoadedProbe {
-                plan: (*plan).clone(),
+                plan: ProbePlan {
+                    exit_recorders: if records_exits(plan) {
+                        plan.exit_recorders.clone()
+                    } else {
+                        Vec::new()
+                    },
+                    ..(*plan).clone()
+                },
                 program: loaded,
                 attachment: None,
                 uprobe_group,
@@ -295,6 +324,8 @@ impl RuntimeSession {
             dispatcher_links: Vec::new(),
             vtimestamp_tracker,
             vtimestamp_tracker_link: None,
+            exit_recorder,
+            exit_recorder_attachments: Vec::new(),
             cookie,
             baseline: AggregationBaseline::new(possible_cpus.clone()),
             possible_cpus,
@@ -348,6 +379,23 @@ impl RuntimeSession {
             }
         }
         Marker::Begin.fire(self.cookie);
+        // Exits are recorded before the return probes that read the records fire.
+        if let Some(recorder) = &self.exit_recorder {
+            for probe in &self.probes {
+                if probe.plan.exit_recorders.is_empty() {
+                    continue;
+                }
+                let attachment = recorder
+                    .attach(&probe.plan.exit_recorders)
+                    .map_err(|error| {
+                        RuntimeError::invalid(
+                            format!("enabling {}", probe.plan.name),
+                            error.to_string(),
+                        )
+                    })?;
+                self.exit_recorder_attachments.push(attachment);
+            }
+        }
         // The kernel runs the uprobes placed on one instruction newest first, so they
         // are attached in reverse: probes at one address (a function's entry and its
         // offset 0) fire in the order they were created, as DTrace for Linux runs the
@@ -421,12 +469,13 @@ impl RuntimeSession {
         self.stopped = true;
         self.dispatcher_links.clear();
         self.dispatchers.clear();
-        let attachments = self
+        let mut attachments: Vec<Attachment> = self
             .probes
             .iter_mut()
             .filter(|probe| probe.plan.instrumentation != ProbeInstrumentation::Marker(Marker::End))
             .filter_map(|probe| probe.attachment.take())
             .collect();
+        attachments.append(&mut self.exit_recorder_attachments);
         detach_all(attachments);
         let mut records = self.read_records();
         if self.buffers.policy() == BufferPolicy::Ring {
@@ -870,6 +919,7 @@ fn create_maps(
         aggregation_generations: aggregation_generations.as_ref().map(MapFd::raw_fd),
         speculations: speculations.as_ref().map(MapFd::raw_fd),
         vtimestamps: vtimestamps.as_ref().map(MapFd::raw_fd),
+        return_exits: None,
     };
     let buffers = PerfBufferSet::open_with_policy(principal, buffer_size, buffer_policy)?;
     let others = [

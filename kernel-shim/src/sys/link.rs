@@ -58,12 +58,14 @@ pub fn bpf_link_create_perf_event(
 
 /// What a `BPF_TRACE_UPROBE_MULTI` link attaches: uprobes (or uretprobes) at `offsets`
 /// of the file `path`, with `reference_counter_offsets` (USDT semaphores, 0 for none)
-/// when given, for process `pid` only or for every process.
+/// and cookies when given, for process `pid` only or for every process.
 #[derive(Debug)]
 pub struct UprobeMultiRequest<'a> {
     pub path: &'a std::path::Path,
     pub offsets: &'a [u64],
     pub reference_counter_offsets: Option<&'a [u64]>,
+    /// Each uprobe's `bpf_get_attach_cookie` value, when given.
+    pub cookies: Option<&'a [u64]>,
     pub return_probe: bool,
     pub pid: Option<i32>,
 }
@@ -79,11 +81,14 @@ pub fn bpf_link_create_uprobe_multi(
     use std::os::unix::ffi::OsStrExt;
     let path = CString::new(request.path.as_os_str().as_bytes())
         .map_err(|_| SysError::invalid("attaching uprobes", "the path contains a NUL byte"))?;
-    if let Some(counters) = request.reference_counter_offsets {
-        if counters.len() != request.offsets.len() {
+    for per_uprobe in [request.reference_counter_offsets, request.cookies]
+        .into_iter()
+        .flatten()
+    {
+        if per_uprobe.len() != request.offsets.len() {
             return Err(SysError::invalid(
                 "attaching uprobes",
-                "one reference counter offset per uprobe offset is needed",
+                "one reference counter offset and cookie per uprobe offset is needed",
             ));
         }
     }
@@ -95,13 +100,14 @@ pub fn bpf_link_create_uprobe_multi(
         ref_ctr_offsets: request
             .reference_counter_offsets
             .map_or(0, |counters| counters.as_ptr() as u64),
+        cookies: request.cookies.map_or(0, |cookies| cookies.as_ptr() as u64),
         cnt: request.offsets.len() as u32,
         multi_flags: u32::from(request.return_probe),
         pid: request.pid.map_or(0, |pid| pid as u32),
         ..UprobeMultiLinkCreateAttr::default()
     };
-    // SAFETY: the pointers are to `path`, `request.offsets` and the counters, which
-    // outlive the call, and `cnt` is the length of both arrays.
+    // SAFETY: the pointers are to `path`, `request.offsets`, the counters and the
+    // cookies, which outlive the call, and `cnt` is the length of every array.
     let fd = unsafe {
         bpf_fd(BPF_LINK_CREATE, &mut attr, || {
             format!(

@@ -11,11 +11,11 @@
 //! x86_64 `struct pt_regs` offsets are used for syscall, profile and uprobe contexts.
 
 use super::code::ProgramCode;
-use super::context::{ContextKind, TracepointField, TracepointValue};
+use super::context::{ContextKind, ReturnOffset, TracepointField, TracepointValue};
 use super::error::TranslateError;
 use super::registers::{CONTEXT, STATE};
 use crate::ebpf::{AluOp, Helper, Insn, JmpOp, Label, MemSize, Reg};
-use crate::map_layout::ProgramLayout;
+use crate::map_layout::{ProgramLayout, ReturnExitLayout};
 
 /// x86_64 `struct pt_regs` offsets.
 mod pt_regs {
@@ -97,6 +97,8 @@ pub fn emit_argument_loading(
         ContextKind::Uprobe {
             return_probe,
             process,
+            return_offset,
+            ..
         } => {
             if let Some(process) = process {
                 code.call(Helper::GetCurrentPidTgid);
@@ -105,11 +107,68 @@ pub fn emit_argument_loading(
                     .jmp_imm_to(JmpOp::Ne, Reg::R0, *process as i32, skip);
             }
             load_function_arguments(code, layout, *return_probe, used, Helper::ProbeReadUser);
+            if *return_probe && used & 1 != 0 {
+                load_return_offset(code, layout, *return_offset)?;
+            }
         }
         ContextKind::Kprobe { return_probe } => {
             load_function_arguments(code, layout, *return_probe, used, Helper::ProbeReadKernel);
         }
         ContextKind::DtraceMarker => {}
+    }
+    Ok(())
+}
+
+/// A uretprobe's `arg0`, the offset of the instruction its function left by (see
+/// `ReturnOffset`; the argument word stays 0 when it is not known).
+fn load_return_offset(
+    code: &mut ProgramCode,
+    layout: &ProgramLayout,
+    source: ReturnOffset,
+) -> Result<(), TranslateError> {
+    match source {
+        ReturnOffset::Unknown => {}
+        ReturnOffset::Cookie => {
+            code.emit(Insn::mov64_reg(Reg::R1, CONTEXT));
+            code.call(Helper::GetAttachCookie);
+            code.store_state(argument_word(layout, 0), Reg::R0);
+        }
+        ReturnOffset::Recorded => {
+            let map = code.maps().return_exits.ok_or(TranslateError::MissingMap {
+                map: "return_exits",
+            })?;
+            // The key, (pid_tgid, cookie), in the temporary words.
+            let key = layout.state.temporary;
+            let unknown = code.label();
+            code.call(Helper::GetCurrentPidTgid);
+            code.store_state(key, Reg::R0);
+            code.emit(Insn::mov64_reg(Reg::R1, CONTEXT));
+            code.call(Helper::GetAttachCookie);
+            code.store_state(key + 8, Reg::R0);
+            code.emit_all(&Insn::ld_map_fd(Reg::R1, map));
+            code.state_pointer(Reg::R2, key);
+            code.call(Helper::MapLookupElem);
+            code.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, unknown);
+            // Written at the stack the function returned from: one word (the return
+            // address) below the caller's stack pointer now.
+            code.emit(Insn::ldx_mem(
+                MemSize::DW,
+                Reg::R1,
+                Reg::R0,
+                ReturnExitLayout::STACK_POINTER as i16,
+            ));
+            code.emit(Insn::add64_imm(Reg::R1, 8));
+            code.emit(Insn::ldx_mem(MemSize::DW, Reg::R2, CONTEXT, pt_regs::SP));
+            code.asm.jmp_reg_to(JmpOp::Ne, Reg::R1, Reg::R2, unknown);
+            code.emit(Insn::ldx_mem(
+                MemSize::DW,
+                Reg::R1,
+                Reg::R0,
+                ReturnExitLayout::OFFSET as i16,
+            ));
+            code.store_state(argument_word(layout, 0), Reg::R1);
+            code.bind(unknown);
+        }
     }
     Ok(())
 }

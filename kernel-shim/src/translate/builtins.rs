@@ -27,6 +27,7 @@ use difvm::object::FaultCode;
 use super::arguments::load_tracepoint_field;
 use super::code::{FaultSite, FaultValue, ProgramCode};
 use super::context::{ContextKind, TracepointField, MAXIMUM_RAW_TRACEPOINT_ARGUMENTS};
+use super::entry_stacks::{at_function_entry, load_return_address};
 use super::error::TranslateError;
 use super::registers::{CONTEXT, SPILL_0, STATE};
 use super::subject_task::{
@@ -316,6 +317,9 @@ pub fn load_builtin(
         // The second frame past the artificial ones: the first is in the function where
         // the probe fired, the second in its caller.
         variable::CALLER => load_caller(code, cx, 0)?,
+        // At a function's first instruction, the return address on top of the stack,
+        // exact whether or not the code keeps frame pointers.
+        variable::UCALLER if at_function_entry(cx) => load_return_address(code, cx),
         // The second user frame, the caller of the function the thread is in (as far as
         // the user stack can be walked by frame pointers).
         variable::UCALLER => load_caller(code, cx, BPF_F_USER_STACK)?,

@@ -33,6 +33,20 @@ pub enum TracepointValue {
 /// `bpf_trace_run1`…`bpf_trace_run12`); a program may read no further into `ctx`.
 pub const MAXIMUM_RAW_TRACEPOINT_ARGUMENTS: u8 = 12;
 
+/// Where a uretprobe's `arg0`, the offset of the instruction its function left by,
+/// comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReturnOffset {
+    /// Nowhere: `arg0` is 0.
+    Unknown,
+    /// The attachment's cookie (a function whose only way out is one `ret`).
+    Cookie,
+    /// The `return_exits` map's entry for the thread and the attachment's cookie, which
+    /// the recorder at each of the function's exits writes (`runtime::return_exits`),
+    /// when it was written at the stack the function returned from; else 0.
+    Recorded,
+}
+
 /// What the program's `ctx` is and how the probe's arguments are found in it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ContextKind {
@@ -62,13 +76,20 @@ pub enum ContextKind {
     /// when the sample hit the other mode).
     PerfEvent,
     /// A uprobe (`ctx` is `pt_regs`): arguments in `di`, `si`, `dx`, `cx`, `r8`, `r9`,
-    /// then the stack. For a uretprobe `arg0` is 0 and `arg1` the return value (`ax`).
+    /// then the stack. For a uretprobe `arg0` is the offset of the instruction its
+    /// function left by, as `return_offset` says (0 when unknown), and `arg1` the
+    /// return value (`ax`).
     /// With `process` set (a pid provider probe), other processes are ignored: the
     /// kernel's per-process filter does not cover a uretprobe returning in a child that
     /// `fork` created while the function ran.
+    ///
+    /// With `function_entry` (a pid entry probe), the uprobe is on a function's first
+    /// instruction, where the return address is the word at `sp`: `ucaller`.
     Uprobe {
         return_probe: bool,
         process: Option<u32>,
+        return_offset: ReturnOffset,
+        function_entry: bool,
     },
     /// A kprobe or kretprobe (fbt on kernels that allow kprobes): as a uprobe, with
     /// kernel registers.

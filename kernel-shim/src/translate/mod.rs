@@ -80,7 +80,9 @@ mod chain;
 mod clean_path;
 mod code;
 mod dentry_path;
+mod entry_stacks;
 mod error;
+mod fold;
 mod instructions;
 mod loops;
 mod memory;
@@ -110,7 +112,7 @@ use crate::ebpf::Insn;
 use crate::map_layout::{MapFds, ProgramLayout};
 
 pub use artificial_frames::{program_reads_kernel_stacks, ArtificialFrames, KernelTextRange};
-pub use context::{ContextKind, TracepointField, TracepointValue};
+pub use context::{ContextKind, ReturnOffset, TracepointField, TracepointValue};
 pub use error::TranslateError;
 pub use program::{FunctionKind, ProgramFunction, TranslatedProgram};
 pub use vtimestamps::vtimestamp_tracker;

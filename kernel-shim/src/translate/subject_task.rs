@@ -27,6 +27,7 @@
 
 use super::artificial_frames::load_artificial_frame_count;
 use super::code::ProgramCode;
+use super::entry_stacks::{at_function_entry, complete_entry_user_stack};
 use super::error::TranslateError;
 use super::registers::CONTEXT;
 use super::translation_context::{Chain, StatementContext};
@@ -159,17 +160,15 @@ pub fn capture_stack(
     } else if let Some(word) = subject_task_word(cx) {
         return capture_subject_kernel_stack(code, cx, word, at, size);
     } else {
-        load_artificial_frame_count(
-            code,
-            cx.layout(),
-            cx.artificial_frames(),
-            cx.chain == Chain::Error,
-        );
+        load_artificial_frame_count(code, cx.layout(), cx.artificial_frames(), cx.in_subprogram);
     }
     code.emit(Insn::mov64_reg(Reg::R1, CONTEXT));
     code.state_pointer(Reg::R2, at);
     code.emit(Insn::mov64_imm(Reg::R3, size as i32));
     code.call(Helper::GetStack);
+    if user && at_function_entry(cx) {
+        complete_entry_user_stack(code, cx, at, size);
+    }
     Ok(())
 }
 

@@ -74,6 +74,7 @@ pub fn marker_plan(marker: Marker) -> ProbePlan {
         probe_id,
         name: name.to_string(),
         instrumentation: ProbeInstrumentation::Marker(marker),
+        exit_recorders: Vec::new(),
     }
 }
 
@@ -88,6 +89,7 @@ pub fn getppid_plan(is_return: bool) -> ProbePlan {
             number: libc::SYS_getppid as u32,
             is_return,
         },
+        exit_recorders: Vec::new(),
     }
 }
 

@@ -21,6 +21,7 @@ use kernel_shim::map_layout::{
     AGGREGATION_WORDS_OFFSET, COUNTER_COUNT, COUNTER_ERROR_IN_ERROR_PROBE,
     COUNTER_SPECULATION_UNAVAILABLE,
 };
+use kernel_shim::runtime::return_exits::ReturnExitRecorder;
 use kernel_shim::runtime::{BufferEvent, PerfBufferSet};
 use kernel_shim::sys::{
     bpf_map_create, check_bpf_access, possible_cpu_count, MapFd, TestRunRequest, BPF_ANY,
@@ -246,6 +247,9 @@ pub fn load_kernel_with(
             .map(|map| map.raw_fd())
     };
     let (principal_fd, principal) = buffers.expect("principal map");
+    // The map of where functions were left, as the runtime makes it for return probes
+    // that record their exits (the loaded program keeps it).
+    let exit_recorder = ReturnExitRecorder::new().expect("the return exit recorder");
     let fds = MapFds {
         state: fd_of("dtrace_state").unwrap(),
         globals: fd_of("dtrace_globals").unwrap(),
@@ -257,6 +261,7 @@ pub fn load_kernel_with(
         aggregation_generations: fd_of("dtrace_agggen"),
         speculations: fd_of("dtrace_specs"),
         vtimestamps: fd_of("dtrace_vtimes"),
+        return_exits: Some(exit_recorder.map_fd()),
     };
     let translated = translate_probe(
         &layout,
