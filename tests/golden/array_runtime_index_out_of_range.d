@@ -13,6 +13,8 @@ int grid[3][4];
 struct point points[3];
 struct point kept[int];
 struct point single;
+string names[3];
+char words[3][8];
 self struct point mine;
 
 BEGIN
@@ -43,5 +45,11 @@ BEGIN
 	printf("%d %d %d %d\n", self->mine.tag[i], self->mine.tag[big], kept[1].tag[i],
 	    kept[1].tag[big]);
 	printf("%d %d %d\n", self->mine.x, self->mine.tag[0], kept[1].x);
+
+	names[i] = "one";
+	names[big] = "five";
+	words[i][0] = 'x';
+	words[big][0] = 'y';
+	printf("[%s] [%s] [%s] [%s]\n", names[i], names[big], words[i], words[big]);
 	exit(0);
 }
