@@ -1,5 +1,6 @@
 //! Live end-to-end tests of the dtrace command on the kernel engine: exact counts, drop
-//! accounting, runtime faults, cleanup after `kill -9` and per-CPU record integrity.
+//! accounting, runtime faults, cleanup after `kill -9`, per-CPU record integrity and the
+//! longest record a perf sample carries.
 //!
 //! These tests trace the running machine, so each one first checks that it may (root and a
 //! working `dtrace -n 'BEGIN { exit(0); }'`) and otherwise prints `skipping: <reason>` and
@@ -326,5 +327,23 @@ fn fbt_on_a_kernel_without_kprobes_says_what_is_missing() {
         "dtrace: could not enable tracing: enabling fbt:vmlinux:vfs_read:entry: finding the \
          kprobe PMU: this kernel has no kprobes (it is built without CONFIG_KPROBES), which \
          fbt probes need"
+    );
+}
+
+/// A record goes to the principal buffer as one perf sample, whose size must fit 16 bits:
+/// a clause recording more (here 260 strings of 256 bytes) cannot be enabled, and dtrace
+/// says so as DTrace does of a record larger than its buffer.
+#[test]
+fn record_longer_than_a_perf_sample_is_refused_when_enabling() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    let clause = "printf(\"%s\", \"x\"); ".repeat(260);
+    let program = format!("BEGIN {{ {clause} exit(0); }}");
+    let outcome = DTRACE.run(&["-q", "-n", &program]);
+    assert_eq!(outcome.status, Some(1), "stderr: {}", outcome.stderr);
+    assert_eq!(
+        outcome.stderr,
+        "dtrace: could not enable tracing: Enabling exceeds size of buffer\n"
     );
 }

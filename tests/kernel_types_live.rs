@@ -147,3 +147,19 @@ fn the_vm_engine_refuses_kernel_type_reads() {
         outcome.stderr
     );
 }
+
+/// `*curpsinfo` is the translated `psinfo_t` (dt_cook_op1()): its members are the
+/// translator's, as through `->`.
+#[test]
+fn dereferenced_translated_pointer_is_the_translated_struct() {
+    if must_skip() {
+        return;
+    }
+    let outcome = DTRACE.run(&[
+        "-q",
+        "-n",
+        "BEGIN { printf(\"%d %d\\n\", (*curpsinfo).pr_pid == pid, \
+         (*curpsinfo).pr_ppid == curpsinfo->pr_ppid); exit(0); }",
+    ]);
+    assert_eq!(succeeded(&outcome), "1 1");
+}

@@ -6,7 +6,7 @@ use std::cell::RefCell;
 use difvm::object::ProbeDescription;
 use dlang::diagnostics::ErrorTag;
 use dlang::probes::{ProbeCatalog, ProbeInfo, ProbeRefusal};
-use providers::attributes::Attribute;
+use providers::attributes::ProviderAttributes;
 use providers::provider::ProbeEntry;
 use providers::registry::ProbeRegistry;
 
@@ -61,13 +61,19 @@ impl RegistryCatalog {
         self.first_error.borrow_mut().take()
     }
 
-    /// The probe description attributes of probe `id` (the minimum over its four
-    /// fields), for the `-v` stability report.
-    pub fn probe_description_attributes(&self, id: u32) -> Option<Attribute> {
+    /// The argument types of probe `id` (loaded from its provider on first use), for
+    /// the `-e -v` report; none when the provider cannot give them.
+    pub fn argument_types(&self, id: u32) -> Vec<String> {
         self.registry
-            .borrow()
-            .attributes(id)
-            .map(|attributes| attributes.probe_description())
+            .borrow_mut()
+            .load_argument_types(id)
+            .map(<[String]>::to_vec)
+            .unwrap_or_default()
+    }
+
+    /// The attributes of the provider of probe `id`, for the `-v` stability report.
+    pub fn provider_attributes(&self, id: u32) -> Option<ProviderAttributes> {
+        self.registry.borrow().attributes(id)
     }
 
     /// The registry entries of the probes `ids` (what the kernel engine needs to attach

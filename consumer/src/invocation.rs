@@ -28,6 +28,7 @@ use crate::session_output::{OutputFile, SessionOutput, StandardOutput};
 use crate::settings::{command_environment, CompileSettings, EngineChoice, TracingSettings};
 use crate::signals::install_interrupt_handlers;
 use crate::size_minimums::check_minimum_sizes;
+use crate::stability_report::{clause_descriptions, stability_report};
 use crate::symbolize::{SystemSymbolOptions, SystemSymbols};
 use crate::target_process::{TargetExitReporter, TargetProcesses};
 
@@ -360,52 +361,6 @@ pub fn enable_statements(
     })
 }
 
-/// The `-v` report for one program: the minimum stability of the probe descriptions
-/// enabled (over all programs of the invocation: statements do not record which program
-/// they came from) and of the statements. Statements are made of the D language's own
-/// constructs, whose attributes are Stable/Stable/Common.
-fn stability_report(
-    source: &ProgramSource,
-    program: &CompiledProgram,
-    enabled_probes: &[EnabledProbe],
-    catalog: &RegistryCatalog,
-) -> String {
-    use providers::attributes::{Attribute, DependencyClass, Stability};
-    let statement_attributes = Attribute::new(
-        Stability::Stable,
-        Stability::Stable,
-        DependencyClass::Common,
-    );
-    let probe_attributes = enabled_probes
-        .iter()
-        .filter(|enabled| {
-            program
-                .statements
-                .get(enabled.statement)
-                .is_some_and(|statement| statement.role == difvm::object::StatementRole::User)
-        })
-        .filter_map(|enabled| catalog.probe_description_attributes(enabled.probe_id))
-        .reduce(Attribute::minimum)
-        .unwrap_or(statement_attributes);
-    let (kind, name) = match &source.origin {
-        dlang::compile::ProgramOrigin::Script { name } => ("script", name.clone()),
-        dlang::compile::ProgramOrigin::CommandLine(_) => ("description", source.text.clone()),
-    };
-    let mut report = format!("\nStability attributes for {kind} {name}:\n");
-    crate::probe_listing::write_attribute(
-        &mut report,
-        "Minimum Probe Description Attributes",
-        probe_attributes,
-    );
-    crate::probe_listing::write_attribute(
-        &mut report,
-        "Minimum Statement Attributes",
-        statement_attributes,
-    );
-    report.push('\n');
-    report
-}
-
 /// The notice dtrace prints for each enabled program.
 fn matched_notice(source: &ProgramSource, matched: u32) -> String {
     let plural = if matched == 1 { "" } else { "s" };
@@ -470,8 +425,23 @@ impl TracingRun<'_> {
             return Err(EXIT_FATAL);
         }
         let compiled = self.compile(options, settings, targets.target_pid())?;
-        // -e stops after compiling: nothing is enabled, so nothing "matched".
+        // -e stops after compiling: nothing is enabled, so nothing "matched"; -v
+        // reports each program and then each clause's probe description.
         if self.invocation.compile_only {
+            if self.invocation.verbose {
+                let program = &compiled.program;
+                let matched = enable_statements(program, self.catalog);
+                for source in self.sources {
+                    self.messages.report(&stability_report(
+                        source,
+                        program,
+                        &matched,
+                        self.catalog,
+                    ));
+                }
+                self.messages
+                    .report(&clause_descriptions(program, &matched, self.catalog));
+            }
             return Ok(0);
         }
         let enabled_probes = self.enable(&compiled)?;
@@ -558,17 +528,17 @@ impl TracingRun<'_> {
         let settings = &compiled.settings;
         let program = &compiled.program;
         let enabled_probes = enable_statements(program, self.catalog);
-        if !settings.quiet {
-            for (source, matched) in self.sources.iter().zip(&compiled.matched_probes) {
+        // The "matched" notices are notice()s, which quiet suppresses; the -v report
+        // is written to standard output whatever quiet says, as dtrace(1) does.
+        for (source, matched) in self.sources.iter().zip(&compiled.matched_probes) {
+            if !settings.quiet {
                 messages.message(&matched_notice(source, *matched));
-                if self.invocation.verbose {
-                    messages.report(&stability_report(
-                        source,
-                        program,
-                        &enabled_probes,
-                        self.catalog,
-                    ));
-                }
+            }
+            if self.invocation.verbose {
+                let mut report = stability_report(source, program, &enabled_probes, self.catalog);
+                // dtrace(1) ends the report of an enabled program with an empty line.
+                report.push('\n');
+                messages.report(&report);
             }
         }
         let total_matched: u32 = compiled.matched_probes.iter().sum();

@@ -17,7 +17,7 @@ use difvm::engine::{AggregationEntry, BufferPolicy, DropCounters, EngineOptions}
 use difvm::object::EnabledProbe;
 use difvm::verify::VerifiedProgram;
 use kernel_shim::map_layout::{kernel_offsets_for, MAX_KERNEL_STRSIZE};
-use kernel_shim::runtime::{ProbePlan, RuntimeOptions, RuntimeSession};
+use kernel_shim::runtime::{ProbePlan, RuntimeOptions, RuntimeSession, LARGEST_SAMPLE_RECORD};
 use kernel_shim::sys::{check_bpf_access, online_cpus, BpfAccessError};
 use providers::attachment::plan_enabled_probes;
 use providers::provider::ProbeEntry;
@@ -27,6 +27,7 @@ use crate::engine::TracingEngine;
 use crate::messages::{MessageSink, StandardStreams};
 use crate::options::OptionError;
 use crate::settings::runtime_options;
+use crate::size_minimums::{largest_record, BUFFER_TOO_SMALL};
 use crate::size_notices::kernel_lowered_size_notice;
 
 /// Exit status when this process may not trace (dtrace(1)'s status for Linux non-root).
@@ -136,6 +137,12 @@ impl KernelEngine {
         // this engine cannot use, which DTrace words as an invalid option value.
         if runtime.layout.strsize > MAX_KERNEL_STRSIZE {
             return Err(OptionError::InvalidValue.message().to_string());
+        }
+        // A record goes to the principal buffer as one perf sample, which cannot be
+        // longer: the buffer cannot take the enabling, as DTrace says of a record larger
+        // than its buffer.
+        if largest_record(program.program(), enabled_probes) > LARGEST_SAMPLE_RECORD {
+            return Err(BUFFER_TOO_SMALL.to_string());
         }
         let plans = plan_enabled_probes(enabled_probes, probes)?;
         let runtime = &with_kernel_offsets(program, &plans, runtime);

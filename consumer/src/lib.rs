@@ -21,6 +21,7 @@ pub mod settings;
 pub mod signals;
 pub mod size_minimums;
 pub mod size_notices;
+pub mod stability_report;
 pub mod symbolize;
 pub mod target_process;
 mod traced_start;

@@ -58,6 +58,10 @@ pub enum OptionKind {
     Boolean,
     /// A runtime integer, parsed exactly like a boolean (`nspec=yes` is 1).
     Integer,
+    /// A runtime integer naming a CPU (`cpu`), parsed like `Integer`; a CPU that is not
+    /// online is an invalid value when the option is set, as in DTrace, rather than a
+    /// session that waits for firings that can never come.
+    Cpu,
     /// A byte count with an optional k/m/g/t suffix, from `minimum` to `maximum`.
     Size { minimum: u64, maximum: u64 },
     /// A byte count, or the word `unlimited` (Linux `lockmem`).
@@ -382,6 +386,13 @@ impl OptionSet {
             OptionKind::Boolean | OptionKind::Integer => {
                 self.explicit[index] = parse_runtime_integer(value)?.map(OptionValue::Integer);
             }
+            OptionKind::Cpu => {
+                let cpu = parse_runtime_integer(value)?;
+                if cpu.is_some_and(|cpu| !is_online_cpu(cpu)) {
+                    return Err(OptionError::InvalidValue);
+                }
+                self.explicit[index] = cpu.map(OptionValue::Integer);
+            }
             OptionKind::Size { minimum, maximum } => {
                 let bytes = value.map_or(Ok(0), parse_size)?;
                 if bytes < minimum || bytes > maximum {
@@ -598,6 +609,14 @@ pub fn shorthand_option(flag: char) -> Option<DtraceOption> {
     })
 }
 
+/// Whether CPU `cpu` is online (taken as true when the kernel's list cannot be read, so
+/// the option still works where sysfs is missing).
+fn is_online_cpu(cpu: u64) -> bool {
+    kernel_shim::sys::cpus::online_cpus().map_or(true, |online| {
+        online.iter().any(|&online| u64::from(online) == cpu)
+    })
+}
+
 fn requires_value(kind: OptionKind) -> bool {
     matches!(
         kind,
@@ -681,7 +700,7 @@ option_table! {
     JstackStrSize "jstackstrsize" Runtime ANY_SIZE, integer(512), Allowed;
     CleanRate "cleanrate" Runtime OptionKind::Rate, hertz(101), Allowed;
     StatusRate "statusrate" Runtime OptionKind::Rate, hertz(1), Allowed;
-    Cpu "cpu" Runtime OptionKind::Integer, NONE, Allowed;
+    Cpu "cpu" Runtime OptionKind::Cpu, NONE, Allowed;
     Destructive "destructive" Runtime OptionKind::Boolean, NONE, Allowed;
     GrabAnon "grabanon" Runtime OptionKind::Boolean, NONE, Allowed;
     Temporal "temporal" Runtime OptionKind::Boolean, NONE, Allowed;

@@ -35,18 +35,28 @@ fn right_aligned(text: &str, width: usize) -> String {
 }
 
 /// The `-v` block printed after a probe's line: its description and argument
-/// attributes, then its argument types (`None` when it has none; `(unknown)` for a
-/// type that could not be resolved, which providers report as an empty string).
+/// attributes, then its argument types.
 pub fn verbose_block(probe: &ListedProbe) -> String {
-    let mut text = String::new();
-    write_attribute(
-        &mut text,
-        "Probe Description Attributes",
+    probe_info_block(
         probe.attributes.probe_description(),
-    );
-    write_attribute(&mut text, "Argument Attributes", probe.attributes.arguments);
+        probe.attributes.arguments,
+        &probe.entry.argument_types,
+    )
+}
+
+/// What dtrace(1)'s print_probe_info() prints: the probe description and argument
+/// attributes, then the argument types (`None` when there are none; `(unknown)` for a
+/// type that could not be resolved, which providers report as an empty string).
+pub fn probe_info_block(
+    description: Attribute,
+    arguments: Attribute,
+    argument_types: &[String],
+) -> String {
+    let mut text = String::new();
+    write_attribute(&mut text, "Probe Description Attributes", description);
+    write_attribute(&mut text, "Argument Attributes", arguments);
     text.push_str("\n\tArgument Types\n");
-    for (index, argument_type) in probe.entry.argument_types.iter().enumerate() {
+    for (index, argument_type) in argument_types.iter().enumerate() {
         let shown = if argument_type.is_empty() {
             "(unknown)"
         } else {
@@ -54,7 +64,7 @@ pub fn verbose_block(probe: &ListedProbe) -> String {
         };
         let _ = writeln!(text, "\t\targs[{index}]: {shown}");
     }
-    if probe.entry.argument_types.is_empty() {
+    if argument_types.is_empty() {
         text.push_str("\t\tNone\n");
     }
     text.push('\n');

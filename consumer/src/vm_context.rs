@@ -45,8 +45,10 @@ pub fn dtrace_process_context(arguments: Vec<u64>) -> SimpleFiringContext {
     }
 }
 
-/// The process `parent` and its ancestors up to init, read from `/proc/PID/stat`, so
-/// that `progenyof()` of any ancestor is true in the dtrace process as in the kernel.
+/// The process `parent` and its ancestors up to init and the idle task above it (pid 0,
+/// the parent `/proc` gives init), read from `/proc/PID/stat`, so that `progenyof()` of
+/// any ancestor is true in the dtrace process as in the kernel, whose walk of
+/// `real_parent` ends at the idle task (as illumos's ends at `sched`).
 fn ancestors_of(parent: u64) -> Vec<u64> {
     let mut ancestors = Vec::new();
     let mut pid = parent;
@@ -56,6 +58,7 @@ fn ancestors_of(parent: u64) -> Vec<u64> {
         ancestors.push(pid);
         pid = parent_of(pid).unwrap_or(0);
     }
+    ancestors.push(0);
     ancestors
 }
 

@@ -86,8 +86,10 @@ fn boolean_and_runtime_integer_values() {
             ("nspec=", "Some(Integer(1))"),
             ("nspec=no", "Some(Integer(1))"),
             ("nspec=four", &invalid_nspec),
-            ("cpu=3", "Some(Integer(3))"),
+            // CPU 0 is always online; a CPU that is not is an invalid value.
+            ("cpu=0", "Some(Integer(0))"),
             ("cpu=", "None"),
+            ("cpu=100000", &command_line_invalid("cpu")),
             ("stackindent=4", "Some(Integer(4))"),
             ("aggsortpos=1", "Some(Integer(1))"),
         ],

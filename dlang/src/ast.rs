@@ -346,6 +346,9 @@ pub struct StructOrUnionSpecifier {
     pub tag: Option<String>,
     /// `Some` when the body `{ ... }` is given (a definition).
     pub members: Option<Vec<MemberDeclaration>>,
+    /// The `{` opening the body: DTrace declares the type when its parser reads it,
+    /// so a redeclaration is reported on its line.
+    pub left_brace: Option<Span>,
     pub span: Span,
 }
 
@@ -360,8 +363,11 @@ pub struct MemberDeclaration {
 #[derive(Debug, Clone, PartialEq)]
 pub struct EnumSpecifier {
     pub tag: Option<String>,
-    /// `Some` when the body is given: enumerators with optional values.
+    /// `Some` when the body is given: enumerators with optional values, each with the
+    /// span of the token that follows it (where DTrace reports its errors).
     pub enumerators: Option<Vec<(String, Option<Expr>, Span)>>,
+    /// The `{` opening the body, where DTrace declares the enum.
+    pub left_brace: Option<Span>,
     pub span: Span,
 }
 

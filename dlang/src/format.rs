@@ -86,8 +86,11 @@ impl ConversionRule for Conversion {
 /// Which D argument types a conversion accepts (DTrace's `pfc_check` functions).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ArgumentRule {
-    /// Any integer: `char, short, int, long, or long long`.
+    /// Any integer: `char, short, int, long, or long long` (`%d`, `%i`).
     AnyInteger,
+    /// Any integer or a pointer, whose address prints as the unsigned number it is
+    /// (`%o`, `%u`, `%x`, `%X`); the prototype DTrace names is still the integers'.
+    AnyIntegerOrPointer,
     /// An integer of at most 4 bytes: `char, short, or int`.
     IntegerUpToInt,
     /// `float, double, or long double`.
@@ -182,7 +185,9 @@ impl ArgumentRule {
     /// The text of the `prototype:` line of D_PRINTF_ARG_TYPE.
     pub fn prototype(&self) -> &'static str {
         match self {
-            ArgumentRule::AnyInteger => "char, short, int, long, or long long",
+            ArgumentRule::AnyInteger | ArgumentRule::AnyIntegerOrPointer => {
+                "char, short, int, long, or long long"
+            }
             ArgumentRule::IntegerUpToInt => "char, short, or int",
             ArgumentRule::FloatingPoint => "float, double, or long double",
             ArgumentRule::PointerOrInteger | ArgumentRule::KernelAddress => "pointer or integer",
@@ -219,6 +224,9 @@ impl ArgumentRule {
         };
         match self {
             ArgumentRule::AnyInteger => integer_like,
+            ArgumentRule::AnyIntegerOrPointer => {
+                integer_like || argument.class == ArgumentClass::Pointer
+            }
             ArgumentRule::IntegerUpToInt => integer_like && integer_size.is_some_and(|s| s <= 4),
             ArgumentRule::FloatingPoint => matches!(argument.class, ArgumentClass::Float { .. }),
             ArgumentRule::PointerOrInteger | ArgumentRule::KernelAddress => {
@@ -326,15 +334,15 @@ fn lookup_conversion(name: &str) -> Option<(ConversionBehavior, ArgumentRule)> {
             },
             ArgumentRule::LongDouble,
         ),
-        "o" => (integer(Octal, Unsigned), ArgumentRule::AnyInteger),
+        "o" => (integer(Octal, Unsigned), ArgumentRule::AnyIntegerOrPointer),
         "p" => (integer(HexLower, Unsigned), ArgumentRule::PointerOrInteger),
         "P" => (B::Port, exact("uint16_t", 2, false)),
         "s" => (B::String, ArgumentRule::String),
         "S" => (B::EscapedString, ArgumentRule::String),
         "T" => (B::Time822, ArgumentRule::Time),
-        "u" => (integer(Decimal, Unsigned), ArgumentRule::AnyInteger),
-        "x" => (integer(HexLower, Unsigned), ArgumentRule::AnyInteger),
-        "X" => (integer(HexUpper, Unsigned), ArgumentRule::AnyInteger),
+        "u" => (integer(Decimal, Unsigned), ArgumentRule::AnyIntegerOrPointer),
+        "x" => (integer(HexLower, Unsigned), ArgumentRule::AnyIntegerOrPointer),
+        "X" => (integer(HexUpper, Unsigned), ArgumentRule::AnyIntegerOrPointer),
         "Y" => (B::Time, ArgumentRule::Time),
         "%" => (B::Percent, ArgumentRule::NoArgument),
         _ => return None,

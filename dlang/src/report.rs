@@ -4,7 +4,7 @@
 
 use ariadne::{Config, IndexType, Label, Report, ReportKind, Source};
 
-use crate::diagnostics::{Diagnostic, Region};
+use crate::diagnostics::{Diagnostic, Region, Span};
 use crate::lex::SourceMap;
 
 /// Where the program that failed came from, as the message names it.
@@ -36,7 +36,7 @@ pub fn compile_error_text(
     match program {
         ProgramSource::Script { .. } => {
             if let Some(span) = &diagnostic.span {
-                match source_map.line_of(span.start) {
+                match source_map.line_of(reported_offset(span)) {
                     (Some(file), line) => text.push_str(&format!("\"{file}\", line {line}: ")),
                     (None, line) => text.push_str(&format!("line {line}: ")),
                 }
@@ -46,7 +46,7 @@ pub fn compile_error_text(
         // the file, which a line directive names.
         ProgramSource::CommandLine { .. } if located_in_named_file(diagnostic, source_map) => {
             if let Some(span) = &diagnostic.span {
-                if let (Some(file), line) = source_map.line_of(span.start) {
+                if let (Some(file), line) = source_map.line_of(reported_offset(span)) {
                     text.push_str(&format!("\"{file}\", line {line}: "));
                 }
             }
@@ -59,6 +59,14 @@ pub fn compile_error_text(
     }
     text.push_str(&diagnostic.message);
     text
+}
+
+/// The offset whose line an error reports: the last byte of its span. DTrace reports
+/// the line its parser had reached when it built the offending node (dt_node_cook()
+/// sets the line to the node's), which is the end of a construct written over several
+/// lines: the `)` of a call, the right operand of an operator.
+fn reported_offset(span: &Span) -> usize {
+    span.end.saturating_sub(1).max(span.start)
 }
 
 /// Whether the diagnostic lies in a file a line directive names.

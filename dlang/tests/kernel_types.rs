@@ -366,7 +366,7 @@ fn what_the_kernel_does_not_define_stays_incomplete() {
     let kernel: Arc<dyn KernelTypes> = Arc::new(DescribedKernel::new());
     assert_eq!(
         error_message("BEGIN { trace(curthread->fs->users); }", kernel.clone()),
-        "operator -> cannot be applied to a forward declaration: no struct definition is available"
+        "operator -> cannot be applied to a forward declaration: no struct fs_struct definition is available"
     );
     assert_eq!(
         error_message("BEGIN { trace(curthread->nothing); }", kernel.clone()),
@@ -383,7 +383,7 @@ fn without_kernel_types_curthread_cannot_be_dereferenced() {
     let none: Arc<dyn KernelTypes> = Arc::new(NoKernelTypes::default());
     assert_eq!(
         error_message("BEGIN { trace(curthread->pid); }", none),
-        "operator -> cannot be applied to a forward declaration: no struct definition is available"
+        "operator -> cannot be applied to a forward declaration: no struct task_struct definition is available"
     );
 }
 

@@ -279,3 +279,22 @@ fn d_strtoll() {
         "#,
     );
 }
+
+/// A clause of 130 `printf()`s over an associative array, a thread-local and
+/// string constants: its actions run in subprograms of a few actions each, and the record
+/// (over 32 KiB) lies past the work area's 16-bit offsets; records agree byte for byte.
+#[test]
+fn d_long_clause_with_dynamic_variables() {
+    let lines: String = (0..130)
+        .map(|line| {
+            format!(
+                "a[\"k\"] = arg0 + {line}; self->x = arg1 * {line}; \
+                 printf(\"%d %d %s\\n\", a[\"k\"], self->x, \"line\");\n"
+            )
+        })
+        .collect();
+    check_d(
+        "d_long_clause_with_dynamic_variables",
+        &format!("test:::fire {{\n{lines}}}"),
+    );
+}

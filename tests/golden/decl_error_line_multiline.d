@@ -1,7 +1,7 @@
 /* options: -xerrtags */
 /* DTrace declares a name when it reads the token after it: the error is on the `;` line. */
-int count;
+int total;
 char
-count
+total
 ;
 BEGIN { exit(0); }

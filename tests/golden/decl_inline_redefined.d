@@ -1,5 +1,5 @@
 /* options: -xerrtags */
 /* An inline may not take the name of an existing variable; DTrace names both. */
-int count;
-inline int count = 3;
+int total;
+inline int total = 3;
 BEGIN { exit(0); }

@@ -1,7 +1,9 @@
 //! The `call` instruction: every subroutine that makes sense in user space, with its
 //! arguments taken from the tuple stack (§7.3, §15.5). Kernel-only subroutines (mutex and
 //! rwlock inspection, STREAMS, `getf`, `d_path`, …) and the FreeBSD/illumos extras
-//! (`memref`, `memstr`, `json`) fault with `illegal operation`.
+//! (`memref`, `memstr`, `json`) fault with `illegal operation` when DIF calls them (the
+//! D compiler writes the lock inspections as reads of the lock words and refuses
+//! `json()`).
 //!
 //! String results are written to scratch (strsize bytes each); `strchr`, `strrchr` and
 //! `strstr` return pointers into their argument, NULL when nothing is found.

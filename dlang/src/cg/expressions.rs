@@ -9,7 +9,8 @@ use super::builder::Access;
 use super::generator::{DifoGenerator, Held};
 use crate::diagnostics::{Diagnostic, ErrorTag};
 use crate::sema::ir::{
-    AddressSpace, Arithmetic, Comparison, ComparisonKind, Logical, TypedExpr, TypedExprKind, Unary,
+    AddressSpace, Arithmetic, Comparison, ComparisonKind, Logical, OutOfRange, TypedExpr,
+    TypedExprKind, Unary,
 };
 
 /// Registers an expression needs when none are held by its callers (an upper bound of
@@ -26,6 +27,7 @@ pub(super) fn need(expr: &TypedExpr) -> usize {
         K::AssociativeElement { keys, .. } => sequence_need(keys.iter()).max(1) + 1,
         K::StaticArrayElement { index, .. } => need(index).max(2),
         K::BuiltinArrayElement { index, .. } => need(index).max(1),
+        K::BoundedElementAddress { array, index, .. } => need(array).max(1 + need(index)).max(3),
         K::Unary { operand, .. } => need(operand).max(1),
         K::Arithmetic { left, right, .. } | K::Compare { left, right, .. } => {
             need(left).max(1 + need(right))
@@ -111,6 +113,13 @@ impl DifoGenerator<'_> {
                 self.load_static_array_element(*variable, register, *elements)?;
                 Ok(register)
             }
+            K::BoundedElementAddress {
+                array,
+                index,
+                elements,
+                element_size,
+                out_of_range,
+            } => self.bounded_element_address(array, index, *elements, *element_size, *out_of_range),
             K::BuiltinArrayElement { array, index } => {
                 let register = self.expression(index)?;
                 self.builder
@@ -384,6 +393,44 @@ impl DifoGenerator<'_> {
         self.builder.release(bound);
         self.builder.branch(Opcode::Bgeu, out_of_range);
         Ok(())
+    }
+
+    /// The address of element `index` of the array at `array` when the index is below
+    /// `elements`, else `out_of_range`: a zero-filled scratch element (`allocs`) or an
+    /// offset into a struct copy's slack, whose reads give 0 and whose stores are lost.
+    fn bounded_element_address(
+        &mut self,
+        array: &TypedExpr,
+        index: &TypedExpr,
+        elements: u64,
+        element_size: u64,
+        out_of_range_value: OutOfRange,
+    ) -> Result<u8, Diagnostic> {
+        let address = self.expression(array)?;
+        let position = self.expression(index)?;
+        let out_of_range = self.builder.label();
+        let done = self.builder.label();
+        self.branch_unless_in_bounds(position, elements, out_of_range)?;
+        let size = self.builder.allocate()?;
+        self.builder.set_integer(element_size, size)?;
+        self.builder
+            .emit_registers(Opcode::Mul, position, size, position);
+        self.builder.release(size);
+        self.builder
+            .emit_registers(Opcode::Add, address, position, address);
+        self.builder.branch(Opcode::Ba, done);
+        self.builder.place(out_of_range);
+        match out_of_range_value {
+            OutOfRange::ZeroedScratch => {
+                self.builder.set_integer(element_size, address)?;
+                self.builder
+                    .emit_registers(Opcode::Allocs, address, 0, address);
+            }
+            OutOfRange::Offset(offset) => self.builder.set_integer(offset, address)?,
+        }
+        self.builder.place(done);
+        self.builder.release(position);
+        Ok(address)
     }
 
     /// Replaces the index in `register` by the element of scalar array `variable` at

@@ -155,25 +155,32 @@ impl DifoGenerator<'_> {
                 variable,
                 current,
                 size,
+                slack,
                 member,
-            } => self.prepare_variable_member(variable, current, *size, member)?,
+            } => self.prepare_variable_member(variable, current, *size, *slack, member)?,
         })
     }
 
-    /// Copies the struct a variable holds into zeroed scratch (leaving the copy zero
-    /// when the variable has no storage yet) and prepares `member` within the copy.
+    /// Copies the struct a variable holds into zeroed scratch with `slack` more zeroed
+    /// bytes (leaving the copy zero when the variable has no storage yet) and prepares
+    /// `member` within the copy.
     fn prepare_variable_member<'e>(
         &mut self,
         variable: &'e LValue,
         current: &TypedExpr,
         size: u32,
+        slack: u32,
         member: &'e LValue,
     ) -> Result<Prepared<'e>, Diagnostic> {
         let source = self.expression(current)?;
         let count = self.builder.allocate()?;
         let copy = self.builder.allocate()?;
-        self.builder.set_integer(u64::from(size), count)?;
+        self.builder
+            .set_integer(u64::from(size) + u64::from(slack), count)?;
         self.builder.emit_registers(Opcode::Allocs, count, 0, copy);
+        if slack != 0 {
+            self.builder.set_integer(u64::from(size), count)?;
+        }
         let no_storage = self.builder.label();
         self.builder.emit_registers(Opcode::Tst, source, 0, 0);
         self.builder.branch(Opcode::Be, no_storage);

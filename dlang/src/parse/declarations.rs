@@ -161,8 +161,10 @@ impl<'s, 'c> Parser<'s, 'c> {
     /// `inline type name = expr;` and `inline type name[T p, ...] = expr;`.
     pub(super) fn parse_inline(&mut self) -> Result<InlineDefinition, Diagnostic> {
         let start = self.advance()?.span.start;
+        // Storage classes parse (DTrace's grammar takes declaration specifiers) and
+        // are refused when the inline is checked.
         let specifiers = self.parse_specifiers(SpecifierRules {
-            storage: false,
+            storage: true,
             identifier_is_type: true,
         })?;
         let mut declarator = self.parse_declarator(DeclaratorKind::Named)?;
@@ -372,7 +374,8 @@ impl<'s, 'c> Parser<'s, 'c> {
             Aggregate::Struct
         };
         let tag = self.parse_tag()?;
-        let members = if self.eat(Punctuator::LeftBrace)?.is_some() {
+        let left_brace = self.eat(Punctuator::LeftBrace)?.map(|brace| brace.span);
+        let members = if left_brace.is_some() {
             let mut members = Vec::new();
             while !self.at(Punctuator::RightBrace)? {
                 members.push(self.nested(|parser| parser.parse_member_declaration())?);
@@ -389,6 +392,7 @@ impl<'s, 'c> Parser<'s, 'c> {
             kind,
             tag,
             members,
+            left_brace,
             span: self.span_from(keyword.span.start),
         })
     }
@@ -448,7 +452,8 @@ impl<'s, 'c> Parser<'s, 'c> {
     fn parse_enum(&mut self) -> Result<EnumSpecifier, Diagnostic> {
         let keyword = self.advance()?;
         let tag = self.parse_tag()?;
-        let enumerators = if self.eat(Punctuator::LeftBrace)?.is_some() {
+        let left_brace = self.eat(Punctuator::LeftBrace)?.map(|brace| brace.span);
+        let enumerators = if left_brace.is_some() {
             let mut enumerators = Vec::new();
             loop {
                 let token = self.peek()?.clone();
@@ -463,7 +468,10 @@ impl<'s, 'c> Parser<'s, 'c> {
                     None
                 };
                 self.lexer.declare_identifier(&name);
-                enumerators.push((name, value, self.span_from(token.span.start)));
+                // DTrace defines the enumerator when its parser reads the token after
+                // it (`,` or `}`), so its errors report that token's line.
+                let following = self.peek()?.span.clone();
+                enumerators.push((name, value, following));
                 if self.eat(Punctuator::Comma)?.is_none() || self.at(Punctuator::RightBrace)? {
                     break;
                 }
@@ -479,6 +487,7 @@ impl<'s, 'c> Parser<'s, 'c> {
         Ok(EnumSpecifier {
             tag,
             enumerators,
+            left_brace,
             span: self.span_from(keyword.span.start),
         })
     }

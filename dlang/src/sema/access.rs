@@ -5,7 +5,9 @@
 
 use difvm::isa::builtin_array;
 
-use super::ir::{AddressSpace, Arithmetic, LValue, TypedExpr, TypedExprKind, VariableId};
+use super::ir::{
+    AddressSpace, Arithmetic, LValue, OutOfRange, TypedExpr, TypedExprKind, VariableId,
+};
 use super::variables::{VariableScope, VariableShape};
 use super::{constants, error, Analyzer, SemaResult};
 use crate::ast::{Expr, ExprKind, UnaryOperator};
@@ -278,6 +280,9 @@ impl Analyzer<'_> {
                 operator: UnaryOperator::Dereference,
                 operand,
             } => {
+                if let Some(translation) = self.translation_of(expr)? {
+                    return Ok(Place::Value(self.translated_struct(translation, span)?));
+                }
                 let pointer = self.operand(operand)?;
                 self.dereference_place(pointer, span)
             }
@@ -443,10 +448,12 @@ impl Analyzer<'_> {
                 "operator [ ] requires an index of integral type",
             ));
         }
+        let mut elements = None;
         if let TypeKind::Array { count, .. } = self.types.resolved_kind(base_value.ty) {
             let count = *count;
             if count > 1 {
                 self.check_array_bounds(&index, count)?;
+                elements = Some(count);
             }
         }
         let element = self
@@ -455,7 +462,25 @@ impl Analyzer<'_> {
             .unwrap_or(self.types.well_known().char);
         self.check_dereferenceable(element, span)?;
         self.note_kernel_type_read(element);
-        let address = self.pointer_offset(base_value, index, element, span)?;
+        let address = match elements {
+            Some(elements)
+                if constants::constant_value(&index).is_none()
+                    && in_variable_storage(&base_value) =>
+            {
+                TypedExpr {
+                    kind: TypedExprKind::BoundedElementAddress {
+                        array: Box::new(base_value),
+                        index: Box::new(index),
+                        elements,
+                        element_size: self.types.size_of(element),
+                        out_of_range: OutOfRange::ZeroedScratch,
+                    },
+                    ty: self.types.pointer_to(element),
+                    span: span.clone(),
+                }
+            }
+            _ => self.pointer_offset(base_value, index, element, span)?,
+        };
         Ok(Place::Memory {
             address,
             ty: element,
@@ -606,11 +631,14 @@ impl Analyzer<'_> {
         }
         match self.types.resolved_kind(aggregate) {
             TypeKind::Struct { body: None, .. } | TypeKind::Union { body: None, .. } => {
-                let word = if matches!(self.types.resolved_kind(aggregate), TypeKind::Struct { .. }) { "struct" } else { "union" };
+                // dt_cook_op2() names the forward declaration as libctf does: `struct T`.
                 return Err(error(
                     ErrorTag::D_OP_INCOMPLETE,
                     span,
-                    format!("operator {operator} cannot be applied to a forward declaration: no {word} definition is available"),
+                    format!(
+                        "operator {operator} cannot be applied to a forward declaration: no {} definition is available",
+                        self.type_name(self.types.resolve(aggregate))
+                    ),
                 ));
             }
             TypeKind::Struct { .. } | TypeKind::Union { .. } => {}
@@ -816,6 +844,25 @@ impl Analyzer<'_> {
 /// starts on a byte and ends within its own storage) never touches bytes past the end
 /// of the struct. A kernel bit-field too wide for one such load (more than 64 bits from
 /// its byte) is loaded as an aligned unit of its declared type, as C places it.
+/// Whether `address` points into a D variable's own storage (a by-reference variable,
+/// an associative-array element, or a member of one), whose arrays D bounds, rather
+/// than into memory a pointer reaches, which D indexes as C does.
+fn in_variable_storage(address: &TypedExpr) -> bool {
+    match &address.kind {
+        TypedExprKind::Variable(_)
+        | TypedExprKind::VariableAddress(_)
+        | TypedExprKind::AssociativeElement { .. }
+        | TypedExprKind::StaticArrayElement { .. }
+        | TypedExprKind::BoundedElementAddress { .. } => true,
+        TypedExprKind::Arithmetic {
+            operator: Arithmetic::Add,
+            left,
+            ..
+        } => in_variable_storage(left),
+        _ => false,
+    }
+}
+
 fn bit_field_unit(bit_offset: u64, width: u32, declared_size: u64) -> (u64, u32, u32) {
     let shift = bit_offset % 8;
     let needed = shift + u64::from(width);

@@ -68,6 +68,24 @@ impl Analyzer<'_> {
         self.check_subroutine_for_subject(&name, span)?;
         let prototype = functions::parse_prototype(&mut self.types, prototype_text);
         let values = self.checked_arguments(&name, &prototype, arguments, span)?;
+        if let (Some(argument), Some(Parameter::Typed(parameter))) =
+            (values.first(), prototype.parameters.first())
+        {
+            let lock = self.lock_subroutine(number, argument.clone(), *parameter, span)?;
+            if let Some(value) = lock {
+                return Ok(value);
+            }
+        }
+        if number == subroutine::JSON {
+            // illumos's json() walks the JSON text with a parser neither engine has;
+            // refusing it here says so, where a run-time fault would not.
+            return Err(error(
+                ErrorTag::D_FUNC_UNDEF,
+                span,
+                "json( ) is not available: selecting an element of JSON text is an \
+                 illumos extension this DTrace does not implement",
+            ));
+        }
         if number == subroutine::ALLOCA {
             if let Some(size) = values.first().and_then(constants::constant_value) {
                 let limit = self.settings.scratch_size.saturating_sub(8);

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use difvm::isa::builtin_array;
 
+use super::functions::{self, FunctionKind};
 use super::ir::{TypedExpr, TypedExprKind};
 use super::variables::{VariableScope, VariableShape};
 use super::{constants, error, Analyzer, SemaResult};
@@ -132,28 +133,21 @@ impl Analyzer<'_> {
         &self,
         specifiers: &DeclarationSpecifiers,
     ) -> SemaResult<Option<StorageClass>> {
-        let mut found = None;
-        for (class, span) in &specifiers.storage {
-            if matches!(
-                class,
-                StorageClass::Auto | StorageClass::Register | StorageClass::Static
-            ) {
-                return Err(error(
-                    ErrorTag::D_DECL_BADCLASS,
-                    span,
-                    "specified storage class not appropriate in D",
-                ));
-            }
-            if found.is_some() {
-                return Err(error(
-                    ErrorTag::D_DECL_CLASS,
-                    span,
-                    "only one storage class allowed in a declaration",
-                ));
-            }
-            found = Some(*class);
+        single_storage_class(specifiers)?;
+        let Some((class, span)) = specifiers.storage.first() else {
+            return Ok(None);
+        };
+        if matches!(
+            class,
+            StorageClass::Auto | StorageClass::Register | StorageClass::Static
+        ) {
+            return Err(error(
+                ErrorTag::D_DECL_BADCLASS,
+                span,
+                "specified storage class not appropriate in D",
+            ));
         }
-        Ok(found)
+        Ok(Some(*class))
     }
 
     fn declare_variable(
@@ -219,13 +213,46 @@ impl Analyzer<'_> {
             VariableScope::ClauseLocal => self.variables.clause_local(name),
             _ => self.variables.global(name),
         };
-        if scope == VariableScope::Global
-            && (self.inlines.contains_key(name) || self.types.find_enumerator(name).is_some())
-        {
+        // An inline or an enumerator of that name: dt_node_decl() compares kinds and
+        // types, and a declaration of the inline's own kind and type declares nothing.
+        let previous_identifier = if scope != VariableScope::Global {
+            None
+        } else if let Some(inline) = self.inlines.get(name) {
+            let kind = if inline.parameters.is_empty() {
+                "scalar"
+            } else {
+                "associative array"
+            };
+            Some((kind, inline.ty))
+        } else {
+            self.types
+                .find_enumerator(name)
+                .map(|(enum_type, _)| ("enumerator", enum_type))
+        };
+        if let Some((previous_kind, previous_type)) = previous_identifier {
+            if previous_kind == "scalar"
+                && shape == VariableShape::Scalar
+                && self.types.same_type(previous_type, ty)
+            {
+                return Ok(());
+            }
             return Err(error(
                 ErrorTag::D_DECL_IDRED,
                 span,
-                format!("identifier redeclared: {name}"),
+                format!(
+                    "identifier redeclared: {name}\n\t current: {} {}\n\tprevious: {previous_kind} {}",
+                    identifier_kind(&shape),
+                    identifier_type(self.type_name(ty), &shape),
+                    self.type_name(previous_type)
+                ),
+            ));
+        }
+        // DTrace's functions are built-in identifiers of its global scope too.
+        if scope == VariableScope::Global && functions::lookup_function(name).is_some() {
+            return Err(error(
+                ErrorTag::D_DECL_IDRED,
+                span,
+                format!("built-in identifier redeclared: {name}"),
             ));
         }
         let Some(id) = existing else {
@@ -263,26 +290,16 @@ impl Analyzer<'_> {
             entry.shape = shape;
             return Ok(());
         }
-        // DTrace's identifier kinds: a fixed array is a scalar of array type.
-        let kind_word = |shape: &VariableShape| match shape {
-            VariableShape::Scalar | VariableShape::StaticArray { .. } => "scalar",
-            _ => "associative array",
-        };
-        // A fixed array's type is named as C names it (`int [5]`).
-        let type_word = |ty: String, shape: &VariableShape| match shape {
-            VariableShape::StaticArray { elements } => format!("{ty} [{elements}]"),
-            _ => ty,
-        };
         let previous_type = variable.ty.map(|ty| self.type_name(ty)).unwrap_or_default();
         Err(error(
             ErrorTag::D_DECL_IDRED,
             span,
             format!(
                 "identifier redeclared: {name}\n\t current: {} {}\n\tprevious: {} {}",
-                kind_word(&shape),
-                type_word(self.type_name(ty), &shape),
-                kind_word(&variable.shape),
-                type_word(previous_type, &variable.shape)
+                identifier_kind(&shape),
+                identifier_type(self.type_name(ty), &shape),
+                identifier_kind(&variable.shape),
+                identifier_type(previous_type, &variable.shape)
             ),
         ))
     }
@@ -547,7 +564,7 @@ impl Analyzer<'_> {
             if self.types.is_defined_by_program(existing) {
                 return Err(error(
                     ErrorTag::D_DECL_TYPERED,
-                    &specifier.span,
+                    specifier.left_brace.as_ref().unwrap_or(&specifier.span),
                     format!("type redeclared: {word} {}", tag.as_deref().unwrap_or("")),
                 ));
             }
@@ -557,6 +574,7 @@ impl Analyzer<'_> {
         } else {
             self.types.declare_union(tag.as_deref())
         };
+        self.types.begin_definition(ty);
         let mut layout = Vec::new();
         let mut names: HashMap<String, ()> = HashMap::new();
         for member in members {
@@ -690,10 +708,7 @@ impl Analyzer<'_> {
             return Err(error(
                 ErrorTag::D_DECL_BFSIZE,
                 &expr.span,
-                format!(
-                    "bit-field {name} size {width} exceeds size of type {}",
-                    self.type_name(ty)
-                ),
+                format!("bit-field too big for type: {name}"),
             ));
         }
         Ok(width as u32)
@@ -711,7 +726,7 @@ impl Analyzer<'_> {
             if self.types.is_defined_by_program(existing) {
                 return Err(error(
                     ErrorTag::D_DECL_TYPERED,
-                    &specifier.span,
+                    specifier.left_brace.as_ref().unwrap_or(&specifier.span),
                     format!("type redeclared: enum {}", tag.unwrap_or("")),
                 ));
             }
@@ -743,7 +758,7 @@ impl Analyzer<'_> {
                         _ => {
                             return Err(error(
                                 ErrorTag::D_DECL_ENCONST,
-                                &expr.span,
+                                span,
                                 format!("enumerator '{name}' must be assigned an integral constant expression"),
                             ))
                         }
@@ -755,7 +770,7 @@ impl Analyzer<'_> {
                 return Err(error(
                     ErrorTag::D_DECL_ENOFLOW,
                     span,
-                    format!("enumerator '{name}' overflows INT_MAX ({})", i32::MAX),
+                    format!("enumerator '{name}' value overflows INT_MAX ({})", i32::MAX),
                 ));
             }
             values.push((name.clone(), value));
@@ -778,6 +793,15 @@ impl Analyzer<'_> {
         }
         if self.types.find_enumerator(name).is_some() {
             return Some("enumerator ".to_string());
+        }
+        // dt_idkind_name() of DTrace's built-in functions.
+        if let Some((kind, _)) = functions::lookup_function(name) {
+            let kind = match kind {
+                FunctionKind::Subroutine(_) => "function",
+                FunctionKind::Action(_) => "tracing function",
+                FunctionKind::Aggregating(_) => "aggregating function",
+            };
+            return Some(format!("{kind} "));
         }
         let id = self.variables.global(name)?;
         let kind = match self.variables.get(id).shape {
@@ -903,5 +927,36 @@ fn decayed_parameter(parameter: &TypeName) -> std::borrow::Cow<'_, TypeName> {
             std::borrow::Cow::Owned(decayed)
         }
         _ => std::borrow::Cow::Borrowed(parameter),
+    }
+}
+
+/// D_DECL_CLASS for a second storage class, which dt_decl_class() refuses as soon as
+/// the parser reads it (before any other check of the declaration).
+pub(super) fn single_storage_class(specifiers: &DeclarationSpecifiers) -> SemaResult<()> {
+    match specifiers.storage.get(1) {
+        Some((_, span)) => Err(error(
+            ErrorTag::D_DECL_CLASS,
+            span,
+            "only a single storage class may be specified in a declaration",
+        )),
+        None => Ok(()),
+    }
+}
+
+/// DTrace's identifier kind of a variable of `shape`: a fixed array is a scalar of
+/// array type.
+fn identifier_kind(shape: &VariableShape) -> &'static str {
+    match shape {
+        VariableShape::Scalar | VariableShape::StaticArray { .. } => "scalar",
+        _ => "associative array",
+    }
+}
+
+/// The type of a variable of `shape` as DTrace names it: a fixed array's as C does
+/// (`int [5]`).
+fn identifier_type(ty: String, shape: &VariableShape) -> String {
+    match shape {
+        VariableShape::StaticArray { elements } => format!("{ty} [{elements}]"),
+        _ => ty,
     }
 }

@@ -15,6 +15,15 @@ impl Analyzer<'_> {
         // DTrace defines an inline when its parser reads the closing `;`, so errors
         // report that line.
         let end_span = inline.span.end.saturating_sub(1)..inline.span.end;
+        // dt_node_inline() takes no storage class (`inline self int x = 1;`).
+        super::declarations::single_storage_class(&inline.ty.specifiers)?;
+        if !inline.ty.specifiers.storage.is_empty() {
+            return Err(error(
+                ErrorTag::D_DECL_BADCLASS,
+                &end_span,
+                "specified storage class not appropriate for inline declaration",
+            ));
+        }
         // DTrace resolves the declared type before it looks the name up, and names the
         // identifier the inline would replace.
         if let Some(previous) = self.global_identifier_kind(name) {

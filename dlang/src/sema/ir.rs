@@ -112,6 +112,18 @@ pub enum TypedExprKind {
         index: Box<TypedExpr>,
         elements: u64,
     },
+    /// The address of element `index` of an array of `elements` held in a D variable
+    /// (`array` is its address): an array of arrays or of structs, or an array member of
+    /// a struct variable. An index out of range gives `out_of_range` instead, so that,
+    /// as for [`TypedExprKind::StaticArrayElement`], it reads 0 and what is stored
+    /// there is lost, in both engines alike.
+    BoundedElementAddress {
+        array: Box<TypedExpr>,
+        index: Box<TypedExpr>,
+        elements: u64,
+        element_size: u64,
+        out_of_range: OutOfRange,
+    },
     /// `args[i]`, `regs[i]`, `uregs[i]`, read with `ldga` (array id from isa.rs).
     BuiltinArrayElement { array: u16, index: Box<TypedExpr> },
     Unary {
@@ -205,6 +217,17 @@ pub enum TypedExprKind {
     VariableAddress(VariableId),
 }
 
+/// What [`TypedExprKind::BoundedElementAddress`] gives for an index out of range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutOfRange {
+    /// The address of a zero-filled scratch element.
+    ZeroedScratch,
+    /// This offset, when the address is an offset into the scratch copy of a struct
+    /// variable ([`LValue::VariableMember`]): the copy's slack past the struct, which
+    /// is zero-filled and never stored back.
+    Offset(u64),
+}
+
 /// Something that can be assigned.
 #[derive(Debug, Clone, PartialEq)]
 pub enum LValue {
@@ -250,6 +273,9 @@ pub enum LValue {
         variable: Box<LValue>,
         current: Box<TypedExpr>,
         size: u32,
+        /// Zero-filled bytes the copy has past the struct, where stores through an
+        /// index out of range land ([`OutOfRange::Offset`]).
+        slack: u32,
         /// The member's place with an address relative to the start of the copy.
         member: Box<LValue>,
     },

@@ -13,14 +13,15 @@ use super::access::Place;
 use super::ir::{AddressSpace, TypedExpr, TypedExprKind, VariableId};
 use super::variables::{VariableScope, VariableShape};
 use super::{program_scan, Analyzer, SemaResult};
-use crate::ast::{Expr, ExprKind, Program, UnaryOperator};
+use crate::ast::{Expr, ExprKind, Item, Program, UnaryOperator};
 use crate::diagnostics::Span;
 use crate::types::TypeId;
 
-/// The names of the plain identifiers `program` applies `&` to.
+/// The names of the plain identifiers `program` applies `&` to, in its clauses or in
+/// the values of its inlines (`inline int *p = &x;`).
 pub(super) fn address_taken(program: &Program) -> HashSet<String> {
     let mut names = HashSet::new();
-    program_scan::for_each_expression(program, &mut |expr: &Expr| {
+    let mut note = |expr: &Expr| {
         if let ExprKind::Unary {
             operator: UnaryOperator::AddressOf,
             operand,
@@ -30,7 +31,13 @@ pub(super) fn address_taken(program: &Program) -> HashSet<String> {
                 names.insert(name.clone());
             }
         }
-    });
+    };
+    program_scan::for_each_expression(program, &mut note);
+    for item in &program.items {
+        if let Item::Inline(inline) = item {
+            program_scan::walk_expression(&inline.value, &mut note);
+        }
+    }
     names
 }
 

@@ -24,6 +24,7 @@ mod inline_definitions;
 pub mod ir;
 mod kernel_variables;
 mod library;
+mod lock_subroutines;
 mod macros;
 mod memory_variables;
 mod operators;

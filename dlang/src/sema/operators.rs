@@ -588,6 +588,15 @@ impl Analyzer<'_> {
             TypeKind::Function { .. } | TypeKind::Struct { .. } | TypeKind::Union { .. } => {
                 types.same_type(target, value.ty)
             }
+            // An array or a string (D's `char [strsize]`) is its first element's
+            // address to dt_node_is_ptrcompat(): `bcopy("hello", p, 6)`.
+            TypeKind::Pointer { target: referenced }
+                if types.is_array(value.ty) || types.is_string(value.ty) =>
+            {
+                let element = types.referenced(value.ty);
+                types.is_void(*referenced)
+                    || element.is_some_and(|element| types.same_type(*referenced, element))
+            }
             _ => {
                 let target_value = TypedExpr {
                     kind: TypedExprKind::String(Vec::new()),

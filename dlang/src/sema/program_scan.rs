@@ -45,7 +45,8 @@ fn walk_statement(statement: &Statement, visit: &mut impl FnMut(&Expr)) {
     }
 }
 
-fn walk_expression(expr: &Expr, visit: &mut impl FnMut(&Expr)) {
+/// Calls `visit` on `expr` and every expression it contains, each before its parts.
+pub(super) fn walk_expression(expr: &Expr, visit: &mut impl FnMut(&Expr)) {
     visit(expr);
     for child in subexpressions(expr) {
         walk_expression(child, visit);

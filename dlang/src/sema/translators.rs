@@ -8,7 +8,7 @@ use super::derived_probes::is_arguments_array;
 use super::ir::{LValue, TypedExpr, TypedExprKind};
 use super::subject_task::SUBJECT_REFUSAL_TAG;
 use super::{error, Analyzer, SemaResult, TranslatorInfo};
-use crate::ast::{Expr, ExprKind, TranslatorDefinition, TypeName};
+use crate::ast::{Expr, ExprKind, TranslatorDefinition, TypeName, UnaryOperator};
 use crate::diagnostics::{ErrorTag, Span};
 use crate::types::TypeId;
 
@@ -36,18 +36,12 @@ impl Analyzer<'_> {
         translator: &TranslatorDefinition,
         library_file: Option<&'static str>,
     ) -> SemaResult<()> {
+        // DTrace checks a translator (dt_node_xlator()) when its parser reduces the
+        // definition at the closing `};`: its own errors report that line, while an
+        // error inside a member's expression reports the line of that expression.
+        let end = translator.span.end.saturating_sub(1)..translator.span.end;
         let output = self.type_from_type_name(&translator.output)?;
         let input = self.type_from_type_name(&translator.input)?;
-        if !self.types.is_struct_or_union(output) || !self.types.is_defined(output) {
-            return Err(error(
-                ErrorTag::D_XLATE_SOU,
-                &translator.output.span,
-                format!(
-                    "translator output type must be a struct or union: {}",
-                    self.type_name(output)
-                ),
-            ));
-        }
         let redeclared = self.translators.iter().any(|existing| {
             self.types.same_type(existing.output, output)
                 && self.types.same_type(existing.input, input)
@@ -55,12 +49,26 @@ impl Analyzer<'_> {
         if redeclared {
             return Err(error(
                 ErrorTag::D_XLATE_REDECL,
-                &translator.span,
+                &end,
                 format!(
                     "translator from {} to {} has already been declared",
                     self.type_name(input),
                     self.type_name(output)
                 ),
+            ));
+        }
+        if self.types.is_struct_or_union(output) && !self.types.is_defined(output) {
+            return Err(error(
+                ErrorTag::D_XLATE_SOU,
+                &end,
+                format!("incomplete struct/union/enum {}", self.type_name(output)),
+            ));
+        }
+        if !self.types.is_struct_or_union(output) {
+            return Err(error(
+                ErrorTag::D_XLATE_SOU,
+                &end,
+                "translator output type must be a struct or union",
             ));
         }
         let placeholder = self.placeholder(input, &translator.input.span);
@@ -69,11 +77,11 @@ impl Analyzer<'_> {
         } else {
             translator.members.as_slice()
         };
-        for (member, expr, span) in checked_members {
+        for (member, expr, _) in checked_members {
             let Some(found) = self.types.find_member(output, member) else {
                 return Err(error(
                     ErrorTag::D_XLATE_MEMB,
-                    span,
+                    &end,
                     format!(
                         "translator member {member} is not a member of {}",
                         self.type_name(output)
@@ -89,7 +97,7 @@ impl Analyzer<'_> {
             if !self.is_argument_compatible(found.ty, &value) {
                 return Err(error(
                     ErrorTag::D_XLATE_INCOMPAT,
-                    span,
+                    &end,
                     format!(
                         "translator member {member} definition uses incompatible types: \"{}\" = \"{}\"",
                         self.type_name(found.ty),
@@ -124,7 +132,8 @@ impl Analyzer<'_> {
     ) -> SemaResult<TypedExpr> {
         let target = self.checked_translation(type_name, operand, span)?;
         if !self.types.is_pointer(target) {
-            return self.translated_struct(operand, target, span);
+            let input = self.operand(operand)?;
+            return self.translated_struct(Translation { target, input }, span);
         }
         let input = self.operand(operand)?;
         Ok(TypedExpr {
@@ -134,16 +143,15 @@ impl Analyzer<'_> {
         })
     }
 
-    /// `xlate <T>(e)` used as a whole, as dt_cg_xlate_expand() builds it: a `T` in
-    /// scratch memory (alloca) into which each member the translator defines is
-    /// stored in turn, the translator's members in their order.
-    fn translated_struct(
+    /// `xlate <T>(e)` (or `*xlate <T *>(e)`) used as a whole, as dt_cg_xlate_expand()
+    /// builds it: a `T` in scratch memory (alloca) into which each member the
+    /// translator defines is stored in turn, the translator's members in their order.
+    pub(super) fn translated_struct(
         &mut self,
-        operand: &Expr,
-        target: TypeId,
+        translation: Translation,
         span: &Span,
     ) -> SemaResult<TypedExpr> {
-        let input = self.operand(operand)?;
+        let Translation { target, input } = translation;
         let Some(index) = self.find_translator(target, &input) else {
             return Err(self.no_translator(&input, target, span));
         };
@@ -180,7 +188,7 @@ impl Analyzer<'_> {
         for member in members {
             let translation = Translation {
                 target,
-                input: self.operand(operand)?,
+                input: input.clone(),
             };
             let value = self.translated_member(translation, &member, false, span)?;
             let place = self.member_place(pointer.clone(), &member, "->", span)?;
@@ -238,6 +246,20 @@ impl Analyzer<'_> {
     /// value is a translation (`curpsinfo`, `fds[0]`), through any number of inlines.
     pub(super) fn translation_of(&mut self, base: &Expr) -> SemaResult<Option<Translation>> {
         match &base.kind {
+            // dt_cook_op1(): `*` applied to a translated pointer is the translated
+            // struct (`(*curpsinfo).pr_pid`).
+            ExprKind::Unary {
+                operator: UnaryOperator::Dereference,
+                operand,
+            } => Ok(match self.translation_of(operand)? {
+                Some(Translation { target, input }) if self.types.is_pointer(target) => {
+                    Some(Translation {
+                        target: self.types.referenced(target).unwrap_or(target),
+                        input,
+                    })
+                }
+                _ => None,
+            }),
             ExprKind::Xlate { ty, operand } => {
                 let target = self.type_from_type_name(ty)?;
                 let input = self.operand(operand)?;
@@ -338,6 +360,10 @@ impl Analyzer<'_> {
         // version's structures (`rss_stat` became an array of per-CPU counters in
         // 6.2): the first definition this kernel's types accept is the member's.
         let (input, hoisting) = self.hoisted_translator_input(input)?;
+        // The parameter has the translator's input type, whatever compatible type the
+        // translated value has (`xlate <T>(p)` of a `void *` p reads p as the input
+        // struct), as DTrace cooks the members once with the declared parameter.
+        let input = self.convert(input, translator.input);
         let mut result: Option<SemaResult<TypedExpr>> = None;
         for (_, expr) in translator.members.iter().filter(|(name, _)| name == member) {
             let mut bindings = HashMap::new();

@@ -2,7 +2,7 @@
 //! `self->t.f = 5`, `a[k].y++`): the lvalue that rewrites the whole variable through a
 //! scratch copy, so that a store is bounded by the variable's storage in every engine.
 
-use super::ir::{Arithmetic, LValue, TypedExpr, TypedExprKind, VariableId};
+use super::ir::{Arithmetic, LValue, OutOfRange, TypedExpr, TypedExprKind, VariableId};
 use super::variables::{VariableScope, VariableShape};
 use super::Analyzer;
 
@@ -12,6 +12,9 @@ struct VariableAddress {
     variable: LValue,
     current: TypedExpr,
     offset: TypedExpr,
+    /// The largest array element an index on the way may fall back past the struct
+    /// for ([`OutOfRange::Offset`]).
+    slack: u64,
 }
 
 impl Analyzer<'_> {
@@ -32,6 +35,7 @@ impl Analyzer<'_> {
             variable: Box::new(found.variable),
             current: Box::new(found.current),
             size,
+            slack: found.slack as u32,
             member: Box::new(member_at(found.offset)),
         }
     }
@@ -49,6 +53,7 @@ impl Analyzer<'_> {
                         ..address.clone()
                     },
                     offset: self.offset_zero(address),
+                    slack: 0,
                 })
             }
             TypedExprKind::AssociativeElement { variable, keys } => {
@@ -63,6 +68,7 @@ impl Analyzer<'_> {
                         ..address.clone()
                     },
                     offset: self.offset_zero(address),
+                    slack: 0,
                 })
             }
             TypedExprKind::Arithmetic {
@@ -81,6 +87,32 @@ impl Analyzer<'_> {
                     span: address.span.clone(),
                 };
                 Some(VariableAddress { offset, ..inner })
+            }
+            TypedExprKind::BoundedElementAddress {
+                array,
+                index,
+                elements,
+                element_size,
+                ..
+            } => {
+                let inner = self.variable_address(array)?;
+                let past_struct = self.types.size_of(inner.current.ty);
+                let offset = TypedExpr {
+                    kind: TypedExprKind::BoundedElementAddress {
+                        array: Box::new(inner.offset),
+                        index: index.clone(),
+                        elements: *elements,
+                        element_size: *element_size,
+                        out_of_range: OutOfRange::Offset(past_struct),
+                    },
+                    ty: self.types.well_known().uint64_t,
+                    span: address.span.clone(),
+                };
+                Some(VariableAddress {
+                    offset,
+                    slack: inner.slack.max(*element_size),
+                    ..inner
+                })
             }
             _ => None,
         }

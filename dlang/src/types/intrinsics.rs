@@ -2,7 +2,7 @@
 //! `string` and internal types, the built-in D typedefs of §3.1, and the few kernel
 //! types the built-in variables need (`cpuinfo_t`, `struct task_struct`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::layout::MemberLayout;
 use super::table::{Qualifiers, TypeId, TypeKind, TypeTable, WellKnownTypes};
@@ -30,6 +30,7 @@ pub(super) fn build(string_size: u32) -> TypeTable {
         qualified: HashMap::new(),
         intrinsic_names: HashMap::new(),
         kernel: None,
+        being_defined: HashSet::new(),
         well_known: WellKnownTypes {
             void: placeholder,
             char: placeholder,

@@ -19,6 +19,7 @@ pub struct MemberLayout {
 impl TypeTable {
     /// Gives a declared struct or union its members, laying them out as DTrace does.
     pub fn define_aggregate(&mut self, ty: TypeId, members: Vec<MemberLayout>) {
+        self.being_defined.remove(&ty);
         let is_union = matches!(self.kind(ty), TypeKind::Union { .. });
         let members = members
             .into_iter()
@@ -37,6 +38,12 @@ impl TypeTable {
 }
 
 impl TypeTable {
+    /// Marks the struct or union `ty` as having its body declared: it stays incomplete
+    /// (its own member cannot have its type) until `define_aggregate` lays it out.
+    pub fn begin_definition(&mut self, ty: TypeId) {
+        self.being_defined.insert(ty);
+    }
+
     /// The type of a bit-field member: as DTrace makes it, a new integer type with the
     /// name and signedness of the declared integer type and the storage size its width
     /// needs, so that a bit-field's value is that size wherever it goes (a variable it

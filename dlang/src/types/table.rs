@@ -4,7 +4,7 @@
 //! printing type names (`names`) add their methods to [`TypeTable`] from their own
 //! modules.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use std::cell::OnceCell;
 use std::sync::Arc;
@@ -145,6 +145,10 @@ pub struct TypeTable {
     /// The kernel's types, when the compiler was given them (ids from
     /// `KERNEL_TYPE_BASE` up).
     pub(super) kernel: Option<KernelTypeRange>,
+    /// The structs and unions whose bodies the program is declaring: until their
+    /// body is laid out they are incomplete, never the kernel's type of that tag (DTrace
+    /// finds the tag in its D container first, with size 0).
+    pub(super) being_defined: HashSet<TypeId>,
 }
 
 /// Ids of the types the checker needs by name.
@@ -231,6 +235,11 @@ impl TypeTable {
                 TypeKind::Typedef { target, .. } | TypeKind::Qualified { target, .. } => {
                     ty = *target
                 }
+                TypeKind::Struct { body: None, .. }
+                | TypeKind::Union { body: None, .. }
+                | TypeKind::Enum {
+                    enumerators: None, ..
+                } if self.being_defined.contains(&ty) => return ty,
                 TypeKind::Struct { body: None, .. }
                 | TypeKind::Union { body: None, .. }
                 | TypeKind::Enum {

@@ -887,7 +887,6 @@ impl StateLayout {
         let arguments = area(&mut offset, 80);
         let error_arguments = area(&mut offset, 80);
         let temporary = area(&mut offset, 64);
-        let record = area(&mut offset, record_size);
         let aggregation_key = area(
             &mut offset,
             aggregation.map_or(0, |layout| layout.key_size) + 8,
@@ -914,11 +913,14 @@ impl StateLayout {
             return Err(LayoutError::Option {
                 name: "strsize",
                 reason: format!(
-                    "records, keys and strings need {offset} bytes of per-CPU work area, \
+                    "keys, clause-locals and strings need {offset} bytes of per-CPU work area, \
                      more than the 32767 the kernel engine addresses directly"
                 ),
             });
         }
+        // A record may be longer than 16-bit offsets reach (DTrace takes a clause of a
+        // hundred printf()s): its stores form their address when it lies beyond them.
+        let record = area(&mut offset, record_size);
         let tokens = optional.strtok.then(|| {
             let size = 8 + string_buffer_stride(strsize);
             [area(&mut offset, size), area(&mut offset, size)]

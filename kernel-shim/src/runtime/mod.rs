@@ -21,7 +21,9 @@ pub use buffer_size::{ring_data_size, LoweredSize, SizeOption};
 pub use error::RuntimeError;
 pub use markers::{marker_location, session_filter_prologue, Marker, MarkerLocation};
 pub use perf_buffer::{BufferEvent, PerfBufferSet};
-pub use perf_ring::{walk_overwritten_records, walk_records, PerfRecord, RingMemory};
+pub use perf_ring::{
+    walk_overwritten_records, walk_records, PerfRecord, RingMemory, LARGEST_SAMPLE_RECORD,
+};
 pub use probe_plan::{ProbeInstrumentation, ProbePlan};
 pub use session::{RuntimeOptions, RuntimeSession};
 pub use syscall_dispatch::SyscallDispatch;

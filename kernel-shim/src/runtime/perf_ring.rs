@@ -12,6 +12,11 @@ pub const PERF_RECORD_SAMPLE: u32 = 9;
 pub const PERF_RECORD_LOST: u32 = 2;
 /// Size of `struct perf_event_header` (u32 type, u16 misc, u16 size).
 pub const PERF_EVENT_HEADER_SIZE: usize = 8;
+/// The longest record that reaches the consumer as one sample: a sample's size is the
+/// 16-bit `size` of its header (header, raw size word, raw bytes and padding), so
+/// `bpf_perf_event_output` cannot carry much more than 64 KiB. Measured on Linux 6.18,
+/// 65,512 bytes arrive whole and 65,516 do not.
+pub const LARGEST_SAMPLE_RECORD: u64 = 65_512;
 
 /// One record of the ring, as the reader hands it on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -33,7 +33,7 @@ use crate::ebpf::{Helper, Insn, JmpOp, MemSize, Reg};
 use crate::map_layout::{program_difos, ProgramLayout};
 
 /// How many frames from the top are searched for machinery functions: the program and
-/// an ERROR subprogram calling it, `bpf_trace_runN`, `__bpf_trace_EVENT` and
+/// a subprogram it calls, `bpf_trace_runN`, `__bpf_trace_EVENT` and
 /// `__traceiter_EVENT` are five.
 pub const ARTIFICIAL_FRAME_WINDOW: u32 = 6;
 
@@ -54,7 +54,8 @@ pub struct ArtificialFrames {
     /// Frames skipped when no frame lies in `ranges`.
     pub fixed: u32,
     /// Whether the stack starts inside the program itself (raw tracepoints), so that
-    /// code in a subprogram (the ERROR clauses) has one more frame above the fixed ones.
+    /// code in a subprogram (the ERROR clauses, a long clause's actions) has one more
+    /// frame above the fixed ones.
     pub starts_in_program: bool,
     /// The text of the machinery functions of the probe.
     pub ranges: Vec<KernelTextRange>,
@@ -113,15 +114,16 @@ pub fn program_reads_kernel_stacks(program: &CompiledProgram) -> bool {
 }
 
 /// `r4 = the number of artificial frames of this firing` (clobbers r0–r5), for the
-/// flags of the `bpf_get_stack` call that follows; `in_error_subprogram` says whether
-/// the code runs in the ERROR subprogram, one frame deeper than the probe's chain.
+/// flags of the `bpf_get_stack` call that follows; `in_subprogram` says whether the
+/// code runs in a subprogram (the ERROR clauses, a long clause's actions), one frame
+/// deeper than the probe's chain.
 pub fn load_artificial_frame_count(
     code: &mut ProgramCode,
     layout: &ProgramLayout,
     frames: &ArtificialFrames,
-    in_error_subprogram: bool,
+    in_subprogram: bool,
 ) {
-    let fixed = frames.fixed + u32::from(frames.starts_in_program && in_error_subprogram);
+    let fixed = frames.fixed + u32::from(frames.starts_in_program && in_subprogram);
     if frames.ranges.is_empty() {
         code.emit(Insn::mov64_imm(Reg::R4, fixed as i32));
         return;

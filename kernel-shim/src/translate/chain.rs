@@ -1,6 +1,7 @@
 //! The program of one probe: its entry (context and work area, the nesting guard, the
 //! probe's arguments), the ECB chain (for each enabled statement in EPID order: the
-//! `exit()` check, predicate, actions, record), and the ERROR subprogram.
+//! `exit()` check, predicate, actions, record), the ERROR subprogram, and the
+//! subprograms that hold the actions of long clauses (see `statement`).
 //!
 //! A statement's faults jump to its fault handler, which reports the fault (EPID, action
 //! index, DIF offset, code, value: the ERROR probe's `arg1`–`arg5`) and calls the ERROR
@@ -23,12 +24,13 @@ use super::clean_path::clean_path_iteration;
 use super::code::ProgramCode;
 use super::context::{arguments_read, ContextKind};
 use super::error::TranslateError;
+use super::fold::fold_known_branches;
 use super::loops::LoopBody;
 use super::nesting::{emit_work_area_claim, NestingFootprint};
 use super::program::TranslatedProgram;
 use super::prune::prune_unreachable;
 use super::registers::{CONTEXT, STATE};
-use super::statement::emit_statement;
+use super::statement::{emit_action_subprogram, emit_statement};
 use super::string_search::match_substring_iteration;
 use super::string_subroutines::{
     change_case_iteration, find_character_iteration, integer_digit_iteration,
@@ -114,14 +116,17 @@ pub fn translate(
         layout.state.clause_locals,
         layout.state.clause_locals_size,
     );
+    let actions_per_subprogram = actions_per_subprogram(program, &statements);
+    let mut action_subprograms = Vec::new();
     for enabled_probe in &main {
-        emit_statement(
+        action_subprograms.extend(emit_statement(
             &mut code,
             &probe_context,
             Chain::Main,
             enabled_probe,
             error_subprogram,
-        )?;
+            Some(actions_per_subprogram),
+        )?);
     }
     code.bind(unnest);
     code.store_state_imm(layout.state.nesting, 0);
@@ -142,13 +147,42 @@ pub fn translate(
             layout.state.clause_locals_size,
         );
         for enabled_probe in &errors {
-            emit_statement(&mut code, &probe_context, Chain::Error, enabled_probe, None)?;
+            emit_statement(
+                &mut code,
+                &probe_context,
+                Chain::Error,
+                enabled_probe,
+                None,
+                None,
+            )?;
         }
         code.emit(Insn::mov64_imm(Reg::R0, 0));
         code.emit(Insn::exit());
     }
+    for subprogram in &action_subprograms {
+        emit_action_subprogram(&mut code, &probe_context, subprogram)?;
+    }
     emit_callbacks(&mut code, layout);
-    Ok(TranslatedProgram::new(prune_unreachable(code.finish()?)))
+    Ok(TranslatedProgram::new(prune_unreachable(
+        fold_known_branches(code.finish()?),
+    )))
+}
+
+/// The most actions a long clause's subprograms hold (see `statement::emit_statement`):
+/// few enough that each is a short function, more when the probe's clauses are so long
+/// that the kernel's limit of 256 functions a program (callbacks and the ERROR
+/// subprogram included) would be reached.
+fn actions_per_subprogram(program: &CompiledProgram, statements: &[usize]) -> usize {
+    /// Actions of one subprogram.
+    const ACTIONS: usize = 8;
+    /// Functions left for action subprograms.
+    const SUBPROGRAMS: usize = 200;
+    let actions: usize = statements
+        .iter()
+        .map(|&statement| program.statements[statement].actions.len())
+        .filter(|&count| count > ACTIONS)
+        .sum();
+    ACTIONS.max(actions.div_ceil(SUBPROGRAMS))
 }
 
 /// Emits every callback `run_loop` asked for (callbacks may ask for more).

@@ -179,6 +179,31 @@ impl ProgramCode {
         self.emit(Insn::st_mem(MemSize::DW, STATE, offset as i16, value));
     }
 
+    /// Stores `src` (`size` bytes) at work-area offset `at`, which may lie beyond the
+    /// 16-bit offsets an instruction holds (a record longer than 32 KiB): the address is
+    /// then formed in `through`, which must not be `src`.
+    pub fn store_state_at(&mut self, size: MemSize, at: u32, src: Reg, through: Reg) {
+        match i16::try_from(at) {
+            Ok(offset) => self.emit(Insn::stx_mem(size, STATE, src, offset)),
+            Err(_) => {
+                self.state_pointer(through, at);
+                self.emit(Insn::stx_mem(size, through, src, 0));
+            }
+        }
+    }
+
+    /// Stores the immediate `value` (`size` bytes) at work-area offset `at`, forming the
+    /// address in `through` when `at` is beyond 16-bit offsets.
+    pub fn store_state_imm_at(&mut self, size: MemSize, at: u32, value: i32, through: Reg) {
+        match i16::try_from(at) {
+            Ok(offset) => self.emit(Insn::st_mem(size, STATE, offset, value)),
+            Err(_) => {
+                self.state_pointer(through, at);
+                self.emit(Insn::st_mem(size, through, 0, value));
+            }
+        }
+    }
+
     /// Loads a u64 field of the work area.
     pub fn load_state(&mut self, dst: Reg, offset: u32) {
         self.emit(Insn::ldx_mem(MemSize::DW, dst, STATE, offset as i16));
@@ -261,7 +286,8 @@ impl ProgramCode {
         if size == 0 {
             return;
         }
-        if size <= 128 && offset.is_multiple_of(8) && size.is_multiple_of(8) {
+        let short = i16::try_from(offset + size).is_ok();
+        if short && size <= 128 && offset.is_multiple_of(8) && size.is_multiple_of(8) {
             for word in 0..size / 8 {
                 self.emit(Insn::st_mem(
                     MemSize::DW,

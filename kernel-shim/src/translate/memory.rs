@@ -348,18 +348,19 @@ fn emit_string_span(
                 STATE,
                 cx.layout().state.scratch_used as i16,
             ));
+            code.fault_if_reg(
+                cx.fault_exit,
+                JmpOp::Gt,
+                Reg::R3,
+                Reg::R2,
+                FaultCode::BadAddress,
+                FaultValue::Register(address),
+                site,
+            );
         } else {
+            // The area's end is a constant: the comparison with it below is the check.
             code.load_constant(Reg::R2, area.size as u64);
         }
-        code.fault_if_reg(
-            cx.fault_exit,
-            JmpOp::Gt,
-            Reg::R3,
-            Reg::R2,
-            FaultCode::BadAddress,
-            FaultValue::Register(address),
-            site,
-        );
         code.fault_if_imm(
             cx.fault_exit,
             JmpOp::Gt,

@@ -83,6 +83,7 @@ mod code;
 mod dentry_path;
 mod entry_stacks;
 mod error;
+mod fold;
 mod instructions;
 mod loops;
 mod memory;

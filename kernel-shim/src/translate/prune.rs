@@ -1,4 +1,4 @@
-//! Removal of unreachable instructions. The kernel's verifier refuses programs with
+//! Removal of unreachable instructions and of no-op jumps. The kernel's verifier refuses programs with
 //! instructions no path reaches, and translation naturally leaves some (a fault handler
 //! of a statement that cannot fault, the code after a DIF instruction that always
 //! faults). Reachability starts at the entry and at every subprogram a reachable call or
@@ -64,7 +64,17 @@ fn width(instructions: &[Insn], index: usize) -> usize {
     }
 }
 
-/// `instructions` without the unreachable ones, with distances fixed.
+/// Whether `instruction` jumps to the next slot (`ja +0`, `gotol +0`): a no-op.
+fn is_no_op(instruction: Insn) -> bool {
+    let instruction_class = class(instruction.code);
+    operation(instruction.code) == BPF_JA
+        && ((instruction_class == BPF_JMP && instruction.off == 0)
+            || (instruction_class == BPF_JMP32 && instruction.imm == 0))
+}
+
+/// `instructions` without the unreachable ones and the no-op jumps (which the kernel
+/// would remove one at a time, each with a pass over the whole program), with distances
+/// fixed.
 pub fn prune_unreachable(instructions: Vec<Insn>) -> Vec<Insn> {
     let count = instructions.len();
     let mut reachable = vec![false; count];
@@ -86,6 +96,11 @@ pub fn prune_unreachable(instructions: Vec<Insn>) -> Vec<Insn> {
                 work.push(target);
             }
             Flow::Exit => {}
+        }
+    }
+    for index in 0..count {
+        if reachable[index] && is_no_op(instructions[index]) {
+            reachable[index] = false;
         }
     }
     // New position of every old slot (of the next kept slot for removed ones).

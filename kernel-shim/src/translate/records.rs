@@ -11,7 +11,7 @@ use super::code::{FaultSite, ProgramCode};
 use super::error::TranslateError;
 use super::memory::{copy_memory_to_state, read_string};
 use super::memory::{Access, StringDestination};
-use super::registers::{SAVED_0, SAVED_1, STATE};
+use super::registers::{SAVED_0, SAVED_1};
 use super::subject_task::{capture_stack, load_current_pid_tgid};
 use super::translation_context::StatementContext;
 use crate::ebpf::{AluOp, Insn, JmpOp, MemSize, Reg};
@@ -73,7 +73,7 @@ pub fn write_value(
             if slot.size >= 8 {
                 load_current_pid_tgid(code, cx)?;
                 code.alu_imm(AluOp::Rsh, Reg::R0, 32);
-                code.emit(Insn::stx_mem(MemSize::DW, STATE, Reg::R0, at as i16));
+                code.store_state_at(MemSize::DW, at, Reg::R0, Reg::R1);
                 whole_frames(code, cx, at + 8, slot.size - 8, true)?;
             }
         }
@@ -81,8 +81,8 @@ pub fn write_value(
             if slot.size >= 16 {
                 load_current_pid_tgid(code, cx)?;
                 code.alu_imm(AluOp::Rsh, Reg::R0, 32);
-                code.emit(Insn::stx_mem(MemSize::DW, STATE, Reg::R0, at as i16));
-                code.emit(Insn::stx_mem(MemSize::DW, STATE, SAVED_0, at as i16 + 8));
+                code.store_state_at(MemSize::DW, at, Reg::R0, Reg::R1);
+                code.store_state_at(MemSize::DW, at + 8, SAVED_0, Reg::R1);
             }
         }
     }
@@ -112,20 +112,15 @@ fn put_integer(code: &mut ProgramCode, at: u32, size: u32) {
         0 => {}
         1 | 2 | 4 => {
             let memory_size = MemSize::from_bytes(size as usize).unwrap_or(MemSize::B);
-            code.emit(Insn::stx_mem(memory_size, STATE, SAVED_0, at as i16));
+            code.store_state_at(memory_size, at, SAVED_0, Reg::R1);
         }
         _ if size >= 8 => {
-            code.emit(Insn::stx_mem(MemSize::DW, STATE, SAVED_0, at as i16));
+            code.store_state_at(MemSize::DW, at, SAVED_0, Reg::R1);
         }
         _ => {
             code.emit(Insn::mov64_reg(Reg::R0, SAVED_0));
             for byte in 0..size {
-                code.emit(Insn::stx_mem(
-                    MemSize::B,
-                    STATE,
-                    Reg::R0,
-                    (at + byte) as i16,
-                ));
+                code.store_state_at(MemSize::B, at + byte, Reg::R0, Reg::R1);
                 code.alu_imm(AluOp::Rsh, Reg::R0, 8);
             }
         }

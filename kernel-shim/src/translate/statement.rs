@@ -4,6 +4,8 @@
 //! does), sending the record (with the room check of `principal_buffer` before the
 //! predicate), and the fault handler that reports to the ERROR probe.
 
+use std::ops::Range;
+
 use difvm::isa::{builtin_variable, Opcode};
 use difvm::object::{
     Action, ActionKind, AggregationDescription, CompiledProgram, EnabledProbe, Statement,
@@ -67,23 +69,31 @@ fn statement_reads(program: &CompiledProgram, statement_index: usize, ids: &[u16
         })
 }
 
-/// Emits the statement `enabled` names, in `chain`; a fault in the main chain calls
-/// `error_subprogram` (the ERROR probe's clauses) when there is one.
-pub fn emit_statement(
-    code: &mut ProgramCode,
-    probe_context: &ProbeTranslationContext<'_>,
+/// A run of a long clause's actions that its statement calls as a subprogram of its own
+/// (see [`emit_statement`]); the chain emits it after its own code with
+/// [`emit_action_subprogram`].
+pub struct ActionSubprogram<'e> {
+    pub label: Label,
+    pub enabled: &'e EnabledProbe,
+    pub actions: Range<usize>,
+    /// The fault ordinal of the run's first value (see `emit_action`).
+    pub first_ordinal: u32,
+}
+
+/// The context of `enabled`'s statement in `chain`, whose faults go to `fault`.
+fn statement_context<'a>(
+    probe_context: &'a ProbeTranslationContext<'a>,
     chain: Chain,
-    enabled: &EnabledProbe,
-    error_subprogram: Option<Label>,
-) -> Result<(), TranslateError> {
-    let program = probe_context.program;
+    in_subprogram: bool,
+    enabled: &'a EnabledProbe,
+    fault: Label,
+) -> StatementContext<'a> {
     let statement_index = enabled.statement;
-    let statement = &program.statements[statement_index];
-    let end = code.label();
-    let fault = code.label();
-    let cx = StatementContext {
+    let statement = &probe_context.program.statements[statement_index];
+    StatementContext {
         probe_context,
         chain,
+        in_subprogram,
         fault_exit: FaultExit(fault),
         location: format!(
             "statement {statement_index} (clause {}, EPID {}, {})",
@@ -92,7 +102,33 @@ pub fn emit_statement(
         epid: enabled.epid,
         probe_id: enabled.probe_id,
         probe: &enabled.probe,
-    };
+    }
+}
+
+/// Emits the statement `enabled` names, in `chain`; a fault in the main chain calls
+/// `error_subprogram` (the ERROR probe's clauses) when there is one.
+///
+/// With `actions_per_subprogram`, a clause with more actions than that calls them in
+/// runs of that many, each a subprogram returning whether it faulted: the kernel's
+/// verifier works out which stack slots are live over a whole function at a time, so
+/// one function holding a clause of a hundred `printf()`s costs it time in the square
+/// of the clause's length, where bounded functions cost time in proportion to it. The
+/// runs are returned for the chain to emit after its own code.
+pub fn emit_statement<'e>(
+    code: &mut ProgramCode,
+    probe_context: &ProbeTranslationContext<'_>,
+    chain: Chain,
+    enabled: &'e EnabledProbe,
+    error_subprogram: Option<Label>,
+    actions_per_subprogram: Option<usize>,
+) -> Result<Vec<ActionSubprogram<'e>>, TranslateError> {
+    let program = probe_context.program;
+    let statement_index = enabled.statement;
+    let statement = &program.statements[statement_index];
+    let end = code.label();
+    let fault = code.label();
+    let in_subprogram = chain == Chain::Error;
+    let cx = statement_context(probe_context, chain, in_subprogram, enabled, fault);
     emit_clause_start(code, &cx, statement_index, end);
     let record = StatementRecord::of(statement);
     if record.records {
@@ -112,30 +148,89 @@ pub fn emit_statement(
     }
     if record.records {
         code.zero_fill(STATE, state.record, record.length);
-        code.emit(Insn::st_mem(
-            MemSize::W,
-            STATE,
-            state.record as i16,
-            enabled.epid as i32,
-        ));
+        code.store_state_imm_at(MemSize::W, state.record, enabled.epid as i32, Reg::R1);
     }
     let mut ordinal = 0u32;
-    for (action_index, action) in statement.actions.iter().enumerate() {
-        emit_action(
-            code,
-            &cx,
-            statement_index,
-            action_index,
-            action,
-            record,
-            &mut ordinal,
-        )?;
+    let mut subprograms = Vec::new();
+    let run = actions_per_subprogram
+        .filter(|&run| run > 0 && statement.actions.len() > run)
+        .unwrap_or(statement.actions.len().max(1));
+    for first in (0..statement.actions.len()).step_by(run) {
+        let actions = first..(first + run).min(statement.actions.len());
+        if actions.len() == statement.actions.len() {
+            for action_index in actions {
+                let action = &statement.actions[action_index];
+                emit_action(
+                    code,
+                    &cx,
+                    statement_index,
+                    action_index,
+                    action,
+                    record,
+                    &mut ordinal,
+                )?;
+            }
+            continue;
+        }
+        let label = code.label();
+        code.emit(Insn::mov64_reg(Reg::R1, CONTEXT));
+        code.emit(Insn::mov64_reg(Reg::R2, STATE));
+        code.asm.call_to(label);
+        code.asm.jmp_imm_to(JmpOp::Ne, Reg::R0, 0, fault);
+        let first_ordinal = ordinal;
+        ordinal += statement.actions[actions.clone()]
+            .iter()
+            .flat_map(|action| &action.values)
+            .filter(|value| value.difo.is_some())
+            .count() as u32;
+        subprograms.push(ActionSubprogram {
+            label,
+            enabled,
+            actions,
+            first_ordinal,
+        });
     }
     emit_finish(code, &cx, record)?;
     code.asm.ja_to(end);
     code.bind(fault);
     emit_fault_handler(code, &cx, record, error_subprogram)?;
     code.bind(end);
+    Ok(subprograms)
+}
+
+/// Emits `subprogram`, called with r1 = ctx and r2 = the work area: its actions, then
+/// r0 = 0, or r0 = 1 when one of them faulted (the fault's words are in the work area
+/// for the statement's fault handler).
+pub fn emit_action_subprogram(
+    code: &mut ProgramCode,
+    probe_context: &ProbeTranslationContext<'_>,
+    subprogram: &ActionSubprogram<'_>,
+) -> Result<(), TranslateError> {
+    let enabled = subprogram.enabled;
+    let statement = &probe_context.program.statements[enabled.statement];
+    let fault = code.label();
+    let cx = statement_context(probe_context, Chain::Main, true, enabled, fault);
+    let record = StatementRecord::of(statement);
+    code.bind(subprogram.label);
+    code.emit(Insn::mov64_reg(CONTEXT, Reg::R1));
+    code.emit(Insn::mov64_reg(STATE, Reg::R2));
+    let mut ordinal = subprogram.first_ordinal;
+    for action_index in subprogram.actions.clone() {
+        emit_action(
+            code,
+            &cx,
+            enabled.statement,
+            action_index,
+            &statement.actions[action_index],
+            record,
+            &mut ordinal,
+        )?;
+    }
+    code.emit(Insn::mov64_imm(Reg::R0, 0));
+    code.emit(Insn::exit());
+    code.bind(fault);
+    code.emit(Insn::mov64_imm(Reg::R0, 1));
+    code.emit(Insn::exit());
     Ok(())
 }
 

@@ -160,12 +160,7 @@ pub fn capture_stack(
     } else if let Some(word) = subject_task_word(cx) {
         return capture_subject_kernel_stack(code, cx, word, at, size);
     } else {
-        load_artificial_frame_count(
-            code,
-            cx.layout(),
-            cx.artificial_frames(),
-            cx.chain == Chain::Error,
-        );
+        load_artificial_frame_count(code, cx.layout(), cx.artificial_frames(), cx.in_subprogram);
     }
     code.emit(Insn::mov64_reg(Reg::R1, CONTEXT));
     code.state_pointer(Reg::R2, at);

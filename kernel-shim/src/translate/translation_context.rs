@@ -35,6 +35,9 @@ pub struct StatementContext<'a> {
     pub probe_context: &'a ProbeTranslationContext<'a>,
     /// The chain the statement is in.
     pub chain: Chain,
+    /// Whether the code runs in a subprogram the probe's entry calls (the ERROR clauses,
+    /// a long clause's actions): one frame deeper in a kernel stack.
+    pub in_subprogram: bool,
     /// Where the statement's faults go.
     pub fault_exit: FaultExit,
     /// Human-readable location of the statement, for errors.

@@ -1,0 +1,167 @@
+//! The stability reports of `dtrace -v` for programs (§12.8): each program's minimum
+//! probe description and statement attributes, and with `-e` each clause's probe
+//! description with what dt_probe_info() finds for it.
+
+use difvm::glob::is_glob_pattern;
+use difvm::object::{CompiledProgram, EnabledProbe, ProbeDescription, StatementRole};
+use dlang::compile::{ProgramOrigin, ProgramSource};
+use providers::attributes::{Attribute, DependencyClass, ProviderAttributes, Stability};
+
+use crate::catalog::RegistryCatalog;
+use crate::probe_listing::{probe_info_block, write_attribute};
+
+/// The attributes of a description that names no provider, or a glob for it
+/// (`_dtrace_prvdesc`).
+const UNSTABLE: Attribute = Attribute::new(
+    Stability::Unstable,
+    Stability::Unstable,
+    DependencyClass::Common,
+);
+
+/// The `-v` report for one program: the minimum stability of the probe descriptions
+/// of its statements (over all programs of the invocation: statements do not record
+/// which program they came from) and of the statements. Statements are made of the D
+/// language's own constructs, whose attributes are Stable/Stable/Common.
+pub fn stability_report(
+    source: &ProgramSource,
+    program: &CompiledProgram,
+    matched: &[EnabledProbe],
+    catalog: &RegistryCatalog,
+) -> String {
+    let statement_attributes = Attribute::new(
+        Stability::Stable,
+        Stability::Stable,
+        DependencyClass::Common,
+    );
+    let probe_attributes = user_statements(program)
+        .filter_map(|(index, probe)| {
+            let enabled = matched.iter().find(|enabled| enabled.statement == index)?;
+            let provider = catalog.provider_attributes(enabled.probe_id)?;
+            Some(description_attributes(probe, &provider))
+        })
+        .reduce(Attribute::minimum)
+        .unwrap_or(statement_attributes);
+    let (kind, name) = match &source.origin {
+        ProgramOrigin::Script { name } => ("script", name.clone()),
+        ProgramOrigin::CommandLine(_) => ("description", source.text.clone()),
+    };
+    let mut report = format!("\nStability attributes for {kind} {name}:\n");
+    write_attribute(
+        &mut report,
+        "Minimum Probe Description Attributes",
+        probe_attributes,
+    );
+    write_attribute(
+        &mut report,
+        "Minimum Statement Attributes",
+        statement_attributes,
+    );
+    report
+}
+
+/// What `-e -v` prints after the programs' reports (dtrace(1)'s info_stmt()): each
+/// clause's probe description as `\nprovider:module:function:name\n`, followed, when
+/// dt_probe_info() describes it, by the attribute and argument block `-l -v` prints.
+pub fn clause_descriptions(
+    program: &CompiledProgram,
+    matched: &[EnabledProbe],
+    catalog: &RegistryCatalog,
+) -> String {
+    let mut report = String::new();
+    let mut last: Option<(u32, &ProbeDescription)> = None;
+    for (index, probe) in user_statements(program) {
+        let clause = (program.statements[index].clause, probe);
+        if last == Some(clause) {
+            continue;
+        }
+        last = Some(clause);
+        report.push_str(&format!(
+            "\n{}:{}:{}:{}\n",
+            probe.provider, probe.module, probe.function, probe.name
+        ));
+        let ids: Vec<u32> = matched
+            .iter()
+            .filter(|enabled| enabled.statement == index)
+            .map(|enabled| enabled.probe_id)
+            .collect();
+        if let Some(block) = probe_info(probe, &ids, catalog) {
+            report.push_str(&block);
+        }
+    }
+    report
+}
+
+/// The user's statements of `program` with their probe descriptions, by index.
+fn user_statements(program: &CompiledProgram) -> impl Iterator<Item = (usize, &ProbeDescription)> {
+    program
+        .statements
+        .iter()
+        .enumerate()
+        .filter(|(_, statement)| statement.role == StatementRole::User)
+        .map(|(index, statement)| (index, &statement.probe))
+}
+
+/// Whether a description field is given: neither empty nor a glob.
+fn specified(field: &str) -> bool {
+    !field.is_empty() && !is_glob_pattern(field)
+}
+
+/// The attributes of probe description `description`, as dt_probe_info() computes
+/// them: the minimum of the attributes of the fields it specifies, the provider's
+/// always; a description whose provider is empty or a glob is Unstable.
+fn description_attributes(
+    description: &ProbeDescription,
+    provider: &ProviderAttributes,
+) -> Attribute {
+    if !specified(&description.provider) {
+        return UNSTABLE;
+    }
+    [
+        (&description.module, provider.module),
+        (&description.function, provider.function),
+        (&description.name, provider.name),
+    ]
+    .into_iter()
+    .filter(|(field, _)| specified(field))
+    .fold(provider.provider, |minimum, (_, attribute)| {
+        minimum.minimum(attribute)
+    })
+}
+
+/// print_probe_info()'s block for `description`, which matched the probes `ids`, or
+/// `None` where dt_probe_info() fails: no probe, or several probes whose arguments the
+/// provider does not promise to share (arguments' data less than Evolving, or a field
+/// of Evolving names or better left empty or globbed).
+fn probe_info(
+    description: &ProbeDescription,
+    ids: &[u32],
+    catalog: &RegistryCatalog,
+) -> Option<String> {
+    let first = *ids.first()?;
+    let provider = catalog.provider_attributes(first)?;
+    if ids.len() > 1 {
+        let fields = [
+            (&description.provider, provider.provider),
+            (&description.module, provider.module),
+            (&description.function, provider.function),
+            (&description.name, provider.name),
+        ];
+        let unpromised = fields
+            .iter()
+            .any(|(field, attribute)| attribute.names >= Stability::Evolving && !specified(field));
+        if provider.arguments.data < Stability::Evolving || unpromised {
+            return None;
+        }
+    }
+    let arguments = if specified(&description.provider) {
+        provider.arguments
+    } else {
+        UNSTABLE
+    };
+    let argument_types = catalog.argument_types(first);
+    Some(probe_info_block(
+        description_attributes(description, &provider),
+        arguments,
+        &argument_types,
+    ))
+}
