@@ -401,6 +401,16 @@ fn load_dynamic(
     code.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, done);
     match dynamic_type(cx.layout(), scope, id) {
         None => code.emit(Insn::ldx_mem(MemSize::DW, Reg::R0, Reg::R0, 0)),
+        Some(by_reference) if by_reference.is_string && by_reference.access == Access::Kernel => {
+            // A string is never written through, so its address is the variable's own
+            // storage, as in DTrace: a copy in scratch per load would run a long clause
+            // out of scratch space. Passing the pointer through the work area makes it
+            // a plain number to the verifier, which forbids tag tests on a pointer; the
+            // string is then read as kernel memory.
+            let temporary = cx.layout().state.temporary;
+            code.store_state(temporary, Reg::R0);
+            code.load_state(Reg::R0, temporary);
+        }
         Some(by_reference) => {
             code.emit(Insn::mov64_reg(SAVED_0, Reg::R0));
             allocate_scratch(code, cx, ScratchSize::Constant(by_reference.size), site);
