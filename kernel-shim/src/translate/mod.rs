@@ -49,8 +49,8 @@
 //!   the interpreter's region-numbered ones.
 //! * A string read that faults part-way reports its start address, not the first
 //!   unreadable byte.
-//! * Loading a by-reference dynamic variable copies it into scratch, so it uses scratch
-//!   space the interpreter does not.
+//! * Loading a by-reference dynamic variable other than a string copies it into scratch,
+//!   so it uses scratch space the interpreter does not.
 //! * Storing a by-reference value that faults part-way leaves the variable cleared.
 //! * Drops are decided by the kernel maps' capacities (entries derived from `aggsize` and
 //!   `dynvarsize`), not by the interpreter's byte accounting. A principal-buffer drop

@@ -4,9 +4,11 @@
 //!
 //! By-reference globals and clause-locals keep a u64 NULL flag before their bytes, so that
 //! storing NULL makes later loads yield 0 while a never-assigned variable reads as
-//! zero-filled storage, as in the interpreter. A by-reference dynamic variable is copied
-//! into scratch when loaded (map values have no stable address to tag). Assigning 0 to a
-//! dynamic variable deletes it; a failed insert counts a dynamic-variable drop.
+//! zero-filled storage, as in the interpreter. A string dynamic variable loads as the
+//! kernel address of its map value, read like any kernel memory; another by-reference
+//! one is copied into scratch when loaded (map values have no tagged address, and user
+//! reads cannot reach them). Assigning 0 to a dynamic variable deletes it; a failed
+//! insert counts a dynamic-variable drop.
 //!
 //! Storing a by-reference value writes the destination while reading the source, so a
 //! source that faults half-way leaves the variable cleared rather than unchanged.
