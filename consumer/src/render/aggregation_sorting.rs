@@ -66,6 +66,10 @@ pub struct JoinedRow<'a> {
     pub values: Vec<Cow<'a, [i64]>>,
 }
 
+/// One aggregation's entries by their key components (each component's bytes, so
+/// components of different sizes differ): the whole key and the value words.
+type KeyedEntries<'a> = BTreeMap<Vec<&'a [u8]>, (&'a [u8], &'a [i64])>;
+
 /// The rows of a joined `printa()` in printing order: by the values of the aggregations
 /// starting at `aggregation_position`, then by key (or by key first with
 /// `aggsortkey`).
@@ -75,7 +79,7 @@ pub fn joined_rows<'a>(
 ) -> Vec<JoinedRow<'a>> {
     // DTrace joins entries whose key records are equal component by component, size
     // included: a `char` key 1 and a `long` key 1 are two rows.
-    let tables: Vec<BTreeMap<Vec<&'a [u8]>, (&'a [u8], &'a [i64])>> = views
+    let tables: Vec<KeyedEntries<'a>> = views
         .iter()
         .map(|view| {
             view.table
