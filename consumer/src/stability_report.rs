@@ -5,6 +5,7 @@
 use difvm::glob::is_glob_pattern;
 use difvm::object::{CompiledProgram, EnabledProbe, ProbeDescription, StatementRole};
 use dlang::compile::{ProgramOrigin, ProgramSource};
+use difvm::stability::STABLE_COMMON;
 use providers::attributes::{Attribute, DependencyClass, ProviderAttributes, Stability};
 
 use crate::catalog::RegistryCatalog;
@@ -20,19 +21,17 @@ const UNSTABLE: Attribute = Attribute::new(
 
 /// The `-v` report for one program: the minimum stability of the probe descriptions
 /// of its statements (over all programs of the invocation: statements do not record
-/// which program they came from) and of the statements. Statements are made of the D
-/// language's own constructs, whose attributes are Stable/Stable/Common.
+/// which program they came from) and of the statements (each the minimum over the
+/// identifiers its clause uses; Stable/Stable/Common when there are none).
 pub fn stability_report(
     source: &ProgramSource,
     program: &CompiledProgram,
     matched: &[EnabledProbe],
     catalog: &RegistryCatalog,
 ) -> String {
-    let statement_attributes = Attribute::new(
-        Stability::Stable,
-        Stability::Stable,
-        DependencyClass::Common,
-    );
+    let statement_attributes = user_statements(program)
+        .map(|(index, _)| program.statements[index].attributes)
+        .fold(STABLE_COMMON, Attribute::minimum);
     let probe_attributes = user_statements(program)
         .filter_map(|(index, probe)| {
             let enabled = matched.iter().find(|enabled| enabled.statement == index)?;
@@ -40,7 +39,7 @@ pub fn stability_report(
             Some(description_attributes(probe, &provider))
         })
         .reduce(Attribute::minimum)
-        .unwrap_or(statement_attributes);
+        .unwrap_or(STABLE_COMMON);
     let (kind, name) = match &source.origin {
         ProgramOrigin::Script { name } => ("script", name.clone()),
         ProgramOrigin::CommandLine(_) => ("description", source.text.clone()),

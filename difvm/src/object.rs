@@ -186,6 +186,9 @@ pub struct Statement {
     pub actions: Vec<Action>,
     /// Bytes of record data after the header; a multiple of 8.
     pub record_size: u32,
+    /// The statement's stability (`dtsd_stmtattr`): the minimum attributes of the
+    /// identifiers its clause's predicate and actions use.
+    pub attributes: crate::stability::Attribute,
 }
 
 impl Statement {
@@ -451,6 +454,7 @@ mod tests {
                 })
                 .collect(),
             record_size: 0,
+            attributes: crate::stability::STABLE_COMMON,
         }
     }
 

@@ -557,6 +557,7 @@ fn statement(actions: Vec<Action>, record_size: u32) -> Statement {
         predicate: None,
         actions,
         record_size,
+        attributes: difvm::stability::STABLE_COMMON,
     }
 }
 

@@ -99,6 +99,7 @@ impl Analyzer<'_> {
         clause: &Clause,
     ) -> SemaResult<()> {
         self.clause = Some(context);
+        self.clause_attributes = difvm::stability::STABLE_COMMON;
         let result = self.analyze_clause_body(clause);
         self.clause = None;
         let deferred = self.deferred_expression_call.take();
@@ -112,6 +113,7 @@ impl Analyzer<'_> {
             program: self.program,
             probes: descriptions,
             segments,
+            attributes: self.clause_attributes,
         });
         Ok(())
     }

@@ -8,6 +8,7 @@ use difvm::isa::subroutine;
 
 use super::functions::{self, FunctionKind};
 use super::ir::{Arithmetic, Comparison, ComparisonKind, TypedExpr, TypedExprKind, Unary};
+use super::stability;
 use super::variables::{VariableScope, VariableShape};
 use super::{constants, error, Analyzer, InlineInfo, SemaResult};
 use crate::ast::{Expr, ExprKind, UnaryOperator};
@@ -137,9 +138,17 @@ impl Analyzer<'_> {
                     ),
                 ));
             }
+            self.use_attributes("scalar", name, self.declared_attributes(name), span)?;
             return self.expand_inline(&inline, &[], span);
         }
         if let Some(id) = self.variables.global(name) {
+            let variable = self.variables.get(id);
+            let attributes = if variable.scope == VariableScope::Builtin {
+                stability::builtin_attributes(name)
+            } else {
+                self.declared_attributes(name)
+            };
+            self.use_attributes("scalar", name, attributes, span)?;
             let variable = self.variables.get(id);
             if variable.scope == VariableScope::Builtin {
                 self.check_builtin_for_subject(variable.dif_id, name, span)?;

@@ -1,0 +1,78 @@
+//! Statement stability (dt_attr_min()): each clause's attributes are the minimum over
+//! the identifiers its predicate and actions use, each with DTrace's built-in
+//! attributes or the ones `#pragma D attributes` gave it; under `-x amin` an
+//! identifier below the minimum is refused (D_ATTR_MIN).
+
+use difvm::stability::{Attribute, DependencyClass, Stability, STABLE_COMMON};
+
+use super::{error, Analyzer, SemaResult};
+use crate::diagnostics::{ErrorTag, Span};
+
+/// Built-ins DTrace declares Evolving/Evolving/Common (`DT_ATTR_EVOLCMN`): the
+/// byte-order conversions and the kernel lock and device-number subroutines.
+const EVOLVING_BUILTINS: &[&str] = &[
+    "getmajor",
+    "getminor",
+    "htonl",
+    "htonll",
+    "htons",
+    "ntohl",
+    "ntohll",
+    "ntohs",
+    "mutex_owned",
+    "mutex_owner",
+    "mutex_type_adaptive",
+    "mutex_type_spin",
+    "rw_iswriter",
+    "rw_read_held",
+    "rw_write_held",
+];
+
+/// The attributes of built-in identifier `name` in DTrace's tables (`_dtrace_globals`):
+/// `curthread` names a kernel structure whose layout is Private; the few Evolving
+/// subroutines; everything else Stable/Stable/Common.
+pub(super) fn builtin_attributes(name: &str) -> Attribute {
+    if name == "curthread" {
+        Attribute::new(Stability::Stable, Stability::Private, DependencyClass::Common)
+    } else if EVOLVING_BUILTINS.contains(&name) {
+        Attribute::new(Stability::Evolving, Stability::Evolving, DependencyClass::Common)
+    } else {
+        STABLE_COMMON
+    }
+}
+
+impl Analyzer<'_> {
+    /// The attributes of the program's own identifier `name`: what `#pragma D
+    /// attributes` gave it, else D's default.
+    pub(super) fn declared_attributes(&self, name: &str) -> Attribute {
+        self.pragma_attributes
+            .get(name)
+            .copied()
+            .unwrap_or(STABLE_COMMON)
+    }
+
+    /// Records a use of identifier `name` (messages call it `kind name`) with
+    /// `attributes` in the clause being analysed, refusing it when it is below the
+    /// `amin` minimum (dt_node_attr_assign()).
+    pub(super) fn use_attributes(
+        &mut self,
+        kind: &str,
+        name: &str,
+        attributes: Attribute,
+        span: &Span,
+    ) -> SemaResult<()> {
+        if let Some(minimum) = self.settings.minimum_attributes {
+            if attributes.is_below(minimum) {
+                return Err(error(
+                    ErrorTag::D_ATTR_MIN,
+                    span,
+                    format!(
+                        "attributes for {kind} {name} ({attributes}) are less than predefined minimum"
+                    ),
+                ));
+            }
+        }
+        self.clause_attributes = self.clause_attributes.minimum(attributes);
+        Ok(())
+    }
+}
