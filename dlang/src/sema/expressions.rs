@@ -138,7 +138,6 @@ impl Analyzer<'_> {
                     ),
                 ));
             }
-            self.use_attributes("scalar", name, self.declared_attributes(name), span)?;
             return self.expand_inline(&inline, &[], span);
         }
         if let Some(id) = self.variables.global(name) {
@@ -245,7 +244,9 @@ impl Analyzer<'_> {
             bindings.insert(parameter_name.clone(), value);
         }
         self.inline_parameters.push(bindings);
-        let result = self.expression(&inline.definition.value);
+        let result = self.inline_body(inline, span, |analyzer| {
+            analyzer.expression(&inline.definition.value)
+        });
         self.inline_parameters.pop();
         let value = result?;
         let converted = self.convert(value, inline.ty);

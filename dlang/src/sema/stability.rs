@@ -5,7 +5,8 @@
 
 use difvm::stability::{Attribute, DependencyClass, Stability, STABLE_COMMON};
 
-use super::{error, Analyzer, SemaResult};
+use super::library::is_library_inline;
+use super::{error, Analyzer, InlineInfo, SemaResult};
 use crate::diagnostics::{ErrorTag, Span};
 
 /// Built-ins DTrace declares Evolving/Evolving/Common (`DT_ATTR_EVOLCMN`): the
@@ -49,6 +50,53 @@ impl Analyzer<'_> {
             .get(name)
             .copied()
             .unwrap_or(STABLE_COMMON)
+    }
+
+    /// Runs `analysis` of the body of `inline` (with its bindings in place), and
+    /// records the use of the inline with its attributes: those `#pragma D attributes` gave it, else the minimum of
+    /// its body's and D's default (dt_node_inline()). The system library's inlines
+    /// stand for DTrace's built-ins, which its library declares Stable/Stable/Common,
+    /// so their bodies (which read Private kernel data) count for nothing, not even
+    /// against `amin`.
+    pub(super) fn inline_body<T>(
+        &mut self,
+        inline: &InlineInfo,
+        span: &Span,
+        analysis: impl FnOnce(&mut Self) -> SemaResult<T>,
+    ) -> SemaResult<T> {
+        let name = inline.definition.name.as_str();
+        let library = is_library_inline(name);
+        let clause_attributes = std::mem::replace(&mut self.clause_attributes, STABLE_COMMON);
+        let minimum = self.settings.minimum_attributes;
+        if library {
+            self.settings.minimum_attributes = None;
+        }
+        let result = analysis(self);
+        self.settings.minimum_attributes = minimum;
+        let body_attributes = std::mem::replace(&mut self.clause_attributes, clause_attributes);
+        let attributes = match self.pragma_attributes.get(name) {
+            Some(&attributes) => attributes,
+            None if library => STABLE_COMMON,
+            None => body_attributes,
+        };
+        let value = result?;
+        let kind = if inline.parameters.is_empty() {
+            "scalar"
+        } else {
+            "associative array"
+        };
+        self.use_attributes(kind, name, attributes, span)?;
+        Ok(value)
+    }
+
+    /// Runs `analysis` with no effect on the clause's attributes and no `amin` check.
+    pub(super) fn without_attributes<T>(&mut self, analysis: impl FnOnce(&mut Self) -> T) -> T {
+        let clause_attributes = self.clause_attributes;
+        let minimum = self.settings.minimum_attributes.take();
+        let result = analysis(self);
+        self.settings.minimum_attributes = minimum;
+        self.clause_attributes = clause_attributes;
+        result
     }
 
     /// Records a use of identifier `name` (messages call it `kind name`) with
