@@ -35,7 +35,7 @@ pub fn stability_report(
     let probe_attributes = user_statements(program)
         .filter_map(|(index, probe)| {
             let enabled = matched.iter().find(|enabled| enabled.statement == index)?;
-            let provider = catalog.provider_attributes(enabled.probe_id)?;
+            let provider = provider_attributes(program, enabled, catalog)?;
             Some(description_attributes(probe, &provider))
         })
         .reduce(Attribute::minimum)
@@ -78,12 +78,11 @@ pub fn clause_descriptions(
             "\n{}:{}:{}:{}\n",
             probe.provider, probe.module, probe.function, probe.name
         ));
-        let ids: Vec<u32> = matched
+        let enabled: Vec<&EnabledProbe> = matched
             .iter()
             .filter(|enabled| enabled.statement == index)
-            .map(|enabled| enabled.probe_id)
             .collect();
-        if let Some(block) = probe_info(probe, &ids, catalog) {
+        if let Some(block) = probe_info(program, probe, &enabled, catalog) {
             report.push_str(&block);
         }
     }
@@ -98,6 +97,17 @@ fn user_statements(program: &CompiledProgram) -> impl Iterator<Item = (usize, &P
         .enumerate()
         .filter(|(_, statement)| statement.role == StatementRole::User)
         .map(|(index, statement)| (index, &statement.probe))
+}
+
+/// The attributes of the provider of `enabled`'s probe, as the program's `#pragma D
+/// attributes ... provider` settings left them.
+fn provider_attributes(
+    program: &CompiledProgram,
+    enabled: &EnabledProbe,
+    catalog: &RegistryCatalog,
+) -> Option<ProviderAttributes> {
+    let attributes = catalog.provider_attributes(enabled.probe_id)?;
+    Some(attributes.with_settings(&enabled.probe.provider, &program.provider_attributes))
 }
 
 /// Whether a description field is given: neither empty nor a glob.
@@ -127,18 +137,19 @@ fn description_attributes(
     })
 }
 
-/// print_probe_info()'s block for `description`, which matched the probes `ids`, or
+/// print_probe_info()'s block for `description`, which matched the probes `enabled`, or
 /// `None` where dt_probe_info() fails: no probe, or several probes whose arguments the
 /// provider does not promise to share (arguments' data less than Evolving, or a field
 /// of Evolving names or better left empty or globbed).
 fn probe_info(
+    program: &CompiledProgram,
     description: &ProbeDescription,
-    ids: &[u32],
+    enabled: &[&EnabledProbe],
     catalog: &RegistryCatalog,
 ) -> Option<String> {
-    let first = *ids.first()?;
-    let provider = catalog.provider_attributes(first)?;
-    if ids.len() > 1 {
+    let first = *enabled.first()?;
+    let provider = provider_attributes(program, first, catalog)?;
+    if enabled.len() > 1 {
         let fields = [
             (&description.provider, provider.provider),
             (&description.module, provider.module),
@@ -157,7 +168,7 @@ fn probe_info(
     } else {
         UNSTABLE
     };
-    let argument_types = catalog.argument_types(first);
+    let argument_types = catalog.argument_types(first.probe_id);
     Some(probe_info_block(
         description_attributes(description, &provider),
         arguments,

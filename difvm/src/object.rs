@@ -297,6 +297,8 @@ pub struct CompiledProgram {
     /// task_struct` for `curthread->pid`), if any: the user-space engine cannot run
     /// such a program.
     pub kernel_type_read: Option<String>,
+    /// The program's `#pragma D attributes ... provider` settings, in program order.
+    pub provider_attributes: Vec<crate::stability::ProviderAttributeSetting>,
 }
 
 /// A statement enabled on one concrete probe: the unit an EPID names.

@@ -135,6 +135,41 @@ impl Attribute {
     }
 }
 
+/// The part of a provider's attributes `#pragma D attributes ATTR provider NAME PART`
+/// sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ProviderComponent {
+    Provider,
+    Module,
+    Function,
+    Name,
+    Arguments,
+}
+
+impl ProviderComponent {
+    /// The component a pragma's PART word names (`provider`, `module`, `function`,
+    /// `name`, `args`).
+    pub fn from_word(word: &str) -> Option<ProviderComponent> {
+        Some(match word {
+            "provider" => ProviderComponent::Provider,
+            "module" => ProviderComponent::Module,
+            "function" => ProviderComponent::Function,
+            "name" => ProviderComponent::Name,
+            "args" => ProviderComponent::Arguments,
+            _ => return None,
+        })
+    }
+}
+
+/// One `#pragma D attributes ATTR provider NAME PART` of a program: provider `provider`
+/// has `attributes` for `component` from then on.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ProviderAttributeSetting {
+    pub provider: String,
+    pub component: ProviderComponent,
+    pub attributes: Attribute,
+}
+
 impl std::fmt::Display for Attribute {
     /// `Name/Data/Class`, as dtrace_attr2str() writes it.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -631,6 +631,7 @@ fn valid_program() -> CompiledProgram {
         variables: vec![],
         options: vec![],
         kernel_type_read: None,
+        provider_attributes: Vec::new(),
     }
 }
 

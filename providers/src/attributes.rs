@@ -1,7 +1,9 @@
 //! Stability attributes of providers (§12.8): the stability and dependency-class names
 //! `-v` prints, and each provider's attributes for its description fields and arguments.
 
-pub use difvm::stability::{Attribute, DependencyClass, Stability};
+pub use difvm::stability::{
+    Attribute, DependencyClass, ProviderAttributeSetting, ProviderComponent, Stability,
+};
 
 /// A provider's attributes for each description field and for the probe arguments,
 /// as classic DTrace's providers declare them.
@@ -21,6 +23,28 @@ impl ProviderAttributes {
             .minimum(self.module)
             .minimum(self.function)
             .minimum(self.name)
+    }
+}
+
+impl ProviderAttributes {
+    /// These attributes of provider `provider` after a program's `#pragma D attributes
+    /// ... provider` settings (dt_pragma_attributes() changes the provider's own).
+    pub fn with_settings(
+        mut self,
+        provider: &str,
+        settings: &[ProviderAttributeSetting],
+    ) -> ProviderAttributes {
+        for setting in settings.iter().filter(|setting| setting.provider == provider) {
+            let part = match setting.component {
+                ProviderComponent::Provider => &mut self.provider,
+                ProviderComponent::Module => &mut self.module,
+                ProviderComponent::Function => &mut self.function,
+                ProviderComponent::Name => &mut self.name,
+                ProviderComponent::Arguments => &mut self.arguments,
+            };
+            *part = setting.attributes;
+        }
+        self
     }
 }
 

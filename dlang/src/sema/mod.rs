@@ -127,6 +127,8 @@ pub struct Analysis {
     pub settings: Settings,
     /// The first kernel type a clause reads kernel memory through.
     pub kernel_type_read: Option<String>,
+    /// The `#pragma D attributes ... provider` settings, in program order.
+    pub provider_attributes: Vec<difvm::stability::ProviderAttributeSetting>,
 }
 
 /// An error found while analyzing program `program`.
@@ -186,6 +188,8 @@ pub struct Analyzer<'a> {
     clause_attributes: difvm::stability::Attribute,
     /// The attributes `#pragma D attributes` gave the program's own identifiers.
     pragma_attributes: HashMap<String, difvm::stability::Attribute>,
+    /// The `#pragma D attributes ... provider` settings seen so far.
+    provider_attributes: Vec<difvm::stability::ProviderAttributeSetting>,
 }
 
 impl<'a> Analyzer<'a> {
@@ -236,6 +240,7 @@ impl<'a> Analyzer<'a> {
             address_taken: std::collections::HashSet::new(),
             clause_attributes: difvm::stability::STABLE_COMMON,
             pragma_attributes: HashMap::new(),
+            provider_attributes: Vec::new(),
         }
     }
 
@@ -329,6 +334,7 @@ impl<'a> Analyzer<'a> {
             options: self.pragma_options,
             matched_probes: self.matched_probes,
             kernel_type_read: self.kernel_type_read,
+            provider_attributes: self.provider_attributes,
         })
     }
 

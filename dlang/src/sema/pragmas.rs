@@ -4,7 +4,7 @@
 //! this machine or the identifiers the program has declared.
 
 use difvm::object::ProbeDescription;
-use difvm::stability::Attribute;
+use difvm::stability::{Attribute, ProviderAttributeSetting, ProviderComponent};
 
 use super::functions::lookup_function;
 use super::library::is_library_inline;
@@ -124,10 +124,14 @@ impl Analyzer<'_> {
         let Some(part) = rest.first() else {
             return Ok(());
         };
-        if matches!(
-            part.as_str(),
-            "provider" | "module" | "function" | "name" | "args"
-        ) {
+        if let Some(component) = ProviderComponent::from_word(part) {
+            if let Some(attributes) = Attribute::parse(&pragma.words[1]) {
+                self.provider_attributes.push(ProviderAttributeSetting {
+                    provider: provider.clone(),
+                    component,
+                    attributes,
+                });
+            }
             Ok(())
         } else {
             Err(error(
