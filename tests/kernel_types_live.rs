@@ -166,7 +166,7 @@ fn dereferenced_translated_pointer_is_the_translated_struct() {
 
 /// The `-v` report's statement attributes: `curthread`'s data semantics are Private,
 /// while the library's `curpsinfo`, which reads `curthread` through a translator, is
-/// one of DTrace's Stable built-ins.
+/// one of DTrace's Stable built-ins; `args[]` has its provider's argument attributes.
 #[test]
 fn statement_attributes_of_kernel_data() {
     if must_skip() {
@@ -199,6 +199,14 @@ fn statement_attributes_of_kernel_data() {
             "Identifier Names: Stable",
             "Data Semantics:   Stable",
             "Dependency Class: Common"
+        ]
+    );
+    assert_eq!(
+        statement_attributes("syscall::read:entry { trace(args[0]); exit(0); }"),
+        [
+            "Identifier Names: Private",
+            "Data Semantics:   Private",
+            "Dependency Class: ISA"
         ]
     );
 }

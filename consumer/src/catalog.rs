@@ -115,6 +115,11 @@ impl RegistryCatalog {
 }
 
 impl ProbeCatalog for RegistryCatalog {
+    fn argument_attributes(&self, probe: &ProbeInfo) -> Option<difvm::stability::Attribute> {
+        self.provider_attributes(probe.id)
+            .map(|attributes| attributes.arguments)
+    }
+
     fn matching(&self, description: &ProbeDescription) -> Vec<ProbeInfo> {
         let mut registry = self.registry.borrow_mut();
         let ids = match self.matched(&mut registry, description) {

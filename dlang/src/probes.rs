@@ -48,6 +48,12 @@ pub trait ProbeCatalog {
         probe.argument_types.clone()
     }
 
+    /// The stability of `probe`'s arguments (its provider's argument attributes), for
+    /// the attributes of statements that use `args[]`; None when unknown.
+    fn argument_attributes(&self, _probe: &ProbeInfo) -> Option<difvm::stability::Attribute> {
+        None
+    }
+
     /// Why `description` matched no probes, when a provider refused it with an error
     /// that DTrace reports as the compile error itself (a pid probe offset outside its
     /// function is `D_PROC_OFF`); None when it simply matches nothing.

@@ -89,6 +89,38 @@ impl Analyzer<'_> {
         Ok(value)
     }
 
+    /// The attributes of `args[]` in the clause being analysed (dt_probe_info()'s
+    /// argument attributes of its descriptions): each description's matched probes'
+    /// argument attributes when it matched one probe, or several whose provider
+    /// promises them Evolving data or better; Unstable/Unstable/Common otherwise
+    /// (`_dtrace_prvdesc`).
+    pub(super) fn clause_argument_attributes(&self) -> Attribute {
+        let unstable =
+            Attribute::new(Stability::Unstable, Stability::Unstable, DependencyClass::Common);
+        let Some(clause) = &self.clause else {
+            return unstable;
+        };
+        let mut minimum = STABLE_COMMON;
+        for (_, probes) in &clause.probes {
+            let attributes: Option<Vec<Attribute>> = probes
+                .iter()
+                .map(|probe| self.catalog.argument_attributes(probe))
+                .collect();
+            let described = match attributes.as_deref() {
+                Some([only]) => *only,
+                Some([first, rest @ ..])
+                    if first.data >= Stability::Evolving
+                        && rest.iter().all(|attributes| attributes == first) =>
+                {
+                    *first
+                }
+                _ => unstable,
+            };
+            minimum = minimum.minimum(described);
+        }
+        minimum
+    }
+
     /// Runs `analysis` with no effect on the clause's attributes and no `amin` check.
     pub(super) fn without_attributes<T>(&mut self, analysis: impl FnOnce(&mut Self) -> T) -> T {
         let clause_attributes = self.clause_attributes;
