@@ -115,9 +115,8 @@ impl RegistryCatalog {
 }
 
 impl ProbeCatalog for RegistryCatalog {
-    fn argument_attributes(&self, probe: &ProbeInfo) -> Option<difvm::stability::Attribute> {
-        self.provider_attributes(probe.id)
-            .map(|attributes| attributes.arguments)
+    fn provider_attributes(&self, probe: &ProbeInfo) -> Option<ProviderAttributes> {
+        RegistryCatalog::provider_attributes(self, probe.id)
     }
 
     fn matching(&self, description: &ProbeDescription) -> Vec<ProbeInfo> {

@@ -2,22 +2,13 @@
 //! probe description and statement attributes, and with `-e` each clause's probe
 //! description with what dt_probe_info() finds for it.
 
-use difvm::glob::is_glob_pattern;
 use difvm::object::{CompiledProgram, EnabledProbe, ProbeDescription, StatementRole};
 use dlang::compile::{ProgramOrigin, ProgramSource};
 use difvm::stability::STABLE_COMMON;
-use providers::attributes::{Attribute, DependencyClass, ProviderAttributes, Stability};
+use providers::attributes::{Attribute, ProviderAttributes};
 
 use crate::catalog::RegistryCatalog;
 use crate::probe_listing::{probe_info_block, write_attribute};
-
-/// The attributes of a description that names no provider, or a glob for it
-/// (`_dtrace_prvdesc`).
-const UNSTABLE: Attribute = Attribute::new(
-    Stability::Unstable,
-    Stability::Unstable,
-    DependencyClass::Common,
-);
 
 /// The `-v` report for one program: the minimum stability of the probe descriptions
 /// of its statements (over all programs of the invocation: statements do not record
@@ -36,7 +27,7 @@ pub fn stability_report(
         .filter_map(|(index, probe)| {
             let enabled = matched.iter().find(|enabled| enabled.statement == index)?;
             let provider = provider_attributes(program, enabled, catalog)?;
-            Some(description_attributes(probe, &provider))
+            Some(provider.description(probe))
         })
         .reduce(Attribute::minimum)
         .unwrap_or(STABLE_COMMON);
@@ -110,33 +101,6 @@ fn provider_attributes(
     Some(attributes.with_settings(&enabled.probe.provider, &program.provider_attributes))
 }
 
-/// Whether a description field is given: neither empty nor a glob.
-fn specified(field: &str) -> bool {
-    !field.is_empty() && !is_glob_pattern(field)
-}
-
-/// The attributes of probe description `description`, as dt_probe_info() computes
-/// them: the minimum of the attributes of the fields it specifies, the provider's
-/// always; a description whose provider is empty or a glob is Unstable.
-fn description_attributes(
-    description: &ProbeDescription,
-    provider: &ProviderAttributes,
-) -> Attribute {
-    if !specified(&description.provider) {
-        return UNSTABLE;
-    }
-    [
-        (&description.module, provider.module),
-        (&description.function, provider.function),
-        (&description.name, provider.name),
-    ]
-    .into_iter()
-    .filter(|(field, _)| specified(field))
-    .fold(provider.provider, |minimum, (_, attribute)| {
-        minimum.minimum(attribute)
-    })
-}
-
 /// print_probe_info()'s block for `description`, which matched the probes `enabled`, or
 /// `None` where dt_probe_info() fails: no probe, or several probes whose arguments the
 /// provider does not promise to share (arguments' data less than Evolving, or a field
@@ -149,29 +113,13 @@ fn probe_info(
 ) -> Option<String> {
     let first = *enabled.first()?;
     let provider = provider_attributes(program, first, catalog)?;
-    if enabled.len() > 1 {
-        let fields = [
-            (&description.provider, provider.provider),
-            (&description.module, provider.module),
-            (&description.function, provider.function),
-            (&description.name, provider.name),
-        ];
-        let unpromised = fields
-            .iter()
-            .any(|(field, attribute)| attribute.names >= Stability::Evolving && !specified(field));
-        if provider.arguments.data < Stability::Evolving || unpromised {
-            return None;
-        }
+    if enabled.len() > 1 && !provider.shares_arguments(description) {
+        return None;
     }
-    let arguments = if specified(&description.provider) {
-        provider.arguments
-    } else {
-        UNSTABLE
-    };
     let argument_types = catalog.argument_types(first.probe_id);
     Some(probe_info_block(
-        description_attributes(description, &provider),
-        arguments,
+        provider.description(description),
+        provider.described_arguments(description),
         &argument_types,
     ))
 }

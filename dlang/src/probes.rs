@@ -48,9 +48,12 @@ pub trait ProbeCatalog {
         probe.argument_types.clone()
     }
 
-    /// The stability of `probe`'s arguments (its provider's argument attributes), for
-    /// the attributes of statements that use `args[]`; None when unknown.
-    fn argument_attributes(&self, _probe: &ProbeInfo) -> Option<difvm::stability::Attribute> {
+    /// The attributes of `probe`'s provider, for the attributes of statements that use
+    /// `args[]` or `probe*`; None when unknown.
+    fn provider_attributes(
+        &self,
+        _probe: &ProbeInfo,
+    ) -> Option<difvm::stability::ProviderAttributes> {
         None
     }
 

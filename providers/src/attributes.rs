@@ -2,51 +2,9 @@
 //! `-v` prints, and each provider's attributes for its description fields and arguments.
 
 pub use difvm::stability::{
-    Attribute, DependencyClass, ProviderAttributeSetting, ProviderComponent, Stability,
+    Attribute, DependencyClass, ProviderAttributeSetting, ProviderAttributes, ProviderComponent,
+    Stability,
 };
-
-/// A provider's attributes for each description field and for the probe arguments,
-/// as classic DTrace's providers declare them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct ProviderAttributes {
-    pub provider: Attribute,
-    pub module: Attribute,
-    pub function: Attribute,
-    pub name: Attribute,
-    pub arguments: Attribute,
-}
-
-impl ProviderAttributes {
-    /// The "Probe Description Attributes" `-v` prints: the minimum over the four fields.
-    pub fn probe_description(&self) -> Attribute {
-        self.provider
-            .minimum(self.module)
-            .minimum(self.function)
-            .minimum(self.name)
-    }
-}
-
-impl ProviderAttributes {
-    /// These attributes of provider `provider` after a program's `#pragma D attributes
-    /// ... provider` settings (dt_pragma_attributes() changes the provider's own).
-    pub fn with_settings(
-        mut self,
-        provider: &str,
-        settings: &[ProviderAttributeSetting],
-    ) -> ProviderAttributes {
-        for setting in settings.iter().filter(|setting| setting.provider == provider) {
-            let part = match setting.component {
-                ProviderComponent::Provider => &mut self.provider,
-                ProviderComponent::Module => &mut self.module,
-                ProviderComponent::Function => &mut self.function,
-                ProviderComponent::Name => &mut self.name,
-                ProviderComponent::Arguments => &mut self.arguments,
-            };
-            *part = setting.attributes;
-        }
-        self
-    }
-}
 
 use DependencyClass as C;
 use Stability as S;

@@ -375,12 +375,7 @@ impl Analyzer<'_> {
         };
         if let (Some(id), ExprKind::Identifier(name)) = (variable, &base.kind) {
             let attributes = if self.variables.get(id).scope == VariableScope::Builtin {
-                let builtin = super::stability::builtin_attributes(name);
-                if name == "args" {
-                    builtin.minimum(self.clause_argument_attributes())
-                } else {
-                    builtin
-                }
+                self.builtin_attributes(name)
             } else {
                 self.declared_attributes(name)
             };

@@ -31,7 +31,7 @@ impl Analyzer<'_> {
             ExprKind::Call { callee, arguments } => {
                 if let Some(function) = self.action_named(callee) {
                     let name = action_name(function);
-                    let attributes = super::stability::builtin_attributes(name);
+                    let attributes = self.builtin_attributes(name);
                     let designator = format!("{name}( )");
                     self.use_attributes("action", &designator, attributes, &callee.span)?;
                     let (action, class) = self.action_call(function, arguments, span)?;

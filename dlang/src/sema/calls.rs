@@ -41,7 +41,7 @@ impl Analyzer<'_> {
         }
         match functions::lookup_function(name) {
             Some((kind, prototype)) => {
-                let attributes = super::stability::builtin_attributes(name);
+                let attributes = self.builtin_attributes(name);
                 let designator = format!("{name}( )");
                 self.use_attributes(kind.kind_name(), &designator, attributes, &callee.span)?;
                 Ok((name.clone(), kind, prototype))

@@ -100,6 +100,7 @@ impl Analyzer<'_> {
     ) -> SemaResult<()> {
         self.clause = Some(context);
         self.clause_attributes = difvm::stability::STABLE_COMMON;
+        self.set_probe_attributes(&descriptions);
         let result = self.analyze_clause_body(clause);
         self.clause = None;
         let deferred = self.deferred_expression_call.take();

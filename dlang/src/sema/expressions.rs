@@ -8,7 +8,6 @@ use difvm::isa::subroutine;
 
 use super::functions::{self, FunctionKind};
 use super::ir::{Arithmetic, Comparison, ComparisonKind, TypedExpr, TypedExprKind, Unary};
-use super::stability;
 use super::variables::{VariableScope, VariableShape};
 use super::{constants, error, Analyzer, InlineInfo, SemaResult};
 use crate::ast::{Expr, ExprKind, UnaryOperator};
@@ -143,7 +142,7 @@ impl Analyzer<'_> {
         if let Some(id) = self.variables.global(name) {
             let variable = self.variables.get(id);
             let attributes = if variable.scope == VariableScope::Builtin {
-                stability::builtin_attributes(name)
+                self.builtin_attributes(name)
             } else {
                 self.declared_attributes(name)
             };

@@ -190,6 +190,8 @@ pub struct Analyzer<'a> {
     pragma_attributes: HashMap<String, difvm::stability::Attribute>,
     /// The `#pragma D attributes ... provider` settings seen so far.
     provider_attributes: Vec<difvm::stability::ProviderAttributeSetting>,
+    /// The attributes of the clause's probe descriptions and of its probes' arguments.
+    probe_attributes: (difvm::stability::Attribute, difvm::stability::Attribute),
 }
 
 impl<'a> Analyzer<'a> {
@@ -241,6 +243,10 @@ impl<'a> Analyzer<'a> {
             clause_attributes: difvm::stability::STABLE_COMMON,
             pragma_attributes: HashMap::new(),
             provider_attributes: Vec::new(),
+            probe_attributes: (
+                difvm::stability::STABLE_COMMON,
+                difvm::stability::STABLE_COMMON,
+            ),
         }
     }
 

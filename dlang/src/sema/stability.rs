@@ -3,11 +3,13 @@
 //! attributes or the ones `#pragma D attributes` gave it; under `-x amin` an
 //! identifier below the minimum is refused (D_ATTR_MIN).
 
-use difvm::stability::{Attribute, DependencyClass, Stability, STABLE_COMMON};
+use difvm::object::ProbeDescription;
+use difvm::stability::{Attribute, DependencyClass, Stability, STABLE_COMMON, UNSTABLE_DESCRIPTION};
 
 use super::library::is_library_inline;
 use super::{error, Analyzer, InlineInfo, SemaResult};
 use crate::diagnostics::{ErrorTag, Span};
+use crate::probes::{description_matches, ProbeInfo};
 
 /// Built-ins DTrace declares Evolving/Evolving/Common (`DT_ATTR_EVOLCMN`): the
 /// byte-order conversions and the kernel lock and device-number subroutines.
@@ -29,10 +31,24 @@ const EVOLVING_BUILTINS: &[&str] = &[
     "rw_write_held",
 ];
 
-/// The attributes of built-in identifier `name` in DTrace's tables (`_dtrace_globals`):
-/// `curthread` names a kernel structure whose layout is Private; the few Evolving
-/// subroutines; everything else Stable/Stable/Common.
-pub(super) fn builtin_attributes(name: &str) -> Attribute {
+impl Analyzer<'_> {
+    /// The attributes of built-in identifier `name` in the clause being analysed, from
+    /// DTrace's tables (`_dtrace_globals`): `curthread` names a kernel structure whose
+    /// layout is Private; the few Evolving subroutines; everything else
+    /// Stable/Stable/Common; except what dt_setcontext() resets for each clause, the
+    /// `probe*` variables to its descriptions' attributes and `args[]` to its probes'
+    /// arguments'.
+    pub(super) fn builtin_attributes(&self, name: &str) -> Attribute {
+        match name {
+            "probeprov" | "probemod" | "probefunc" | "probename" => self.probe_attributes.0,
+            "args" => self.probe_attributes.1,
+            _ => table_attributes(name),
+        }
+    }
+}
+
+/// The attributes of built-in identifier `name` in DTrace's tables.
+fn table_attributes(name: &str) -> Attribute {
     if name == "curthread" {
         Attribute::new(Stability::Stable, Stability::Private, DependencyClass::Common)
     } else if EVOLVING_BUILTINS.contains(&name) {
@@ -89,36 +105,39 @@ impl Analyzer<'_> {
         Ok(value)
     }
 
-    /// The attributes of `args[]` in the clause being analysed (dt_probe_info()'s
-    /// argument attributes of its descriptions): each description's matched probes'
-    /// argument attributes when it matched one probe, or several whose provider
-    /// promises them Evolving data or better; Unstable/Unstable/Common otherwise
+    /// Sets what dt_probe_info() gives for the clause about to be analysed, whose
+    /// descriptions are `descriptions`: the attributes of the descriptions (those of
+    /// `probeprov`, `probemod`, `probefunc` and `probename`) and of their probes'
+    /// arguments (those of `args[]`), each the minimum over the descriptions. A
+    /// description that matched no probe, or several whose provider does not promise
+    /// they share their arguments, has Unstable/Unstable/Common for both
     /// (`_dtrace_prvdesc`).
-    pub(super) fn clause_argument_attributes(&self) -> Attribute {
-        let unstable =
-            Attribute::new(Stability::Unstable, Stability::Unstable, DependencyClass::Common);
+    pub(super) fn set_probe_attributes(&mut self, descriptions: &[ProbeDescription]) {
+        let mut minimum = (STABLE_COMMON, STABLE_COMMON);
         let Some(clause) = &self.clause else {
-            return unstable;
+            return;
         };
-        let mut minimum = STABLE_COMMON;
-        for (_, probes) in &clause.probes {
-            let attributes: Option<Vec<Attribute>> = probes
+        for description in descriptions {
+            let probes: Vec<&ProbeInfo> = clause
+                .probes
                 .iter()
-                .map(|probe| self.catalog.argument_attributes(probe))
+                .flat_map(|(_, probes)| probes)
+                .filter(|probe| description_matches(description, &probe.description))
                 .collect();
-            let described = match attributes.as_deref() {
-                Some([only]) => *only,
-                Some([first, rest @ ..])
-                    if first.data >= Stability::Evolving
-                        && rest.iter().all(|attributes| attributes == first) =>
-                {
-                    *first
-                }
-                _ => unstable,
+            let provider = probes.first().and_then(|probe| {
+                let attributes = self.catalog.provider_attributes(probe)?;
+                Some(attributes.with_settings(&probe.description.provider, &self.provider_attributes))
+            });
+            let described = match provider {
+                Some(provider) if probes.len() == 1 || provider.shares_arguments(description) => (
+                    provider.description(description),
+                    provider.described_arguments(description),
+                ),
+                _ => (UNSTABLE_DESCRIPTION, UNSTABLE_DESCRIPTION),
             };
-            minimum = minimum.minimum(described);
+            minimum = (minimum.0.minimum(described.0), minimum.1.minimum(described.1));
         }
-        minimum
+        self.probe_attributes = minimum;
     }
 
     /// Runs `analysis` with no effect on the clause's attributes and no `amin` check.
