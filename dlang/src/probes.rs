@@ -53,7 +53,7 @@ pub trait ProbeCatalog {
     fn provider_attributes(
         &self,
         _probe: &ProbeInfo,
-    ) -> Option<difvm::stability::ProviderAttributes> {
+    ) -> Option<difvm::provider_attributes::ProviderAttributes> {
         None
     }
 

@@ -1,10 +1,8 @@
 //! Stability attributes of providers (§12.8): the stability and dependency-class names
 //! `-v` prints, and each provider's attributes for its description fields and arguments.
 
-pub use difvm::stability::{
-    Attribute, DependencyClass, ProviderAttributeSetting, ProviderAttributes, ProviderComponent,
-    Stability,
-};
+pub use difvm::provider_attributes::ProviderAttributes;
+pub use difvm::stability::{Attribute, DependencyClass, Stability};
 
 use DependencyClass as C;
 use Stability as S;

@@ -4,7 +4,8 @@
 //! identifier below the minimum is refused (D_ATTR_MIN).
 
 use difvm::object::ProbeDescription;
-use difvm::stability::{Attribute, DependencyClass, Stability, STABLE_COMMON, UNSTABLE_DESCRIPTION};
+use difvm::provider_attributes::UNSTABLE_DESCRIPTION;
+use difvm::stability::{Attribute, DependencyClass, Stability, STABLE_COMMON};
 
 use super::library::is_library_inline;
 use super::{error, Analyzer, InlineInfo, SemaResult};
