@@ -3,8 +3,8 @@
 //! description with what dt_probe_info() finds for it.
 
 use difvm::object::{CompiledProgram, EnabledProbe, ProbeDescription, StatementRole};
-use dlang::compile::{ProgramOrigin, ProgramSource};
 use difvm::stability::STABLE_COMMON;
+use dlang::compile::{ProgramOrigin, ProgramSource};
 use providers::attributes::{Attribute, ProviderAttributes};
 
 use crate::catalog::RegistryCatalog;

@@ -35,7 +35,10 @@ impl ProviderAttributes {
         provider: &str,
         settings: &[ProviderAttributeSetting],
     ) -> ProviderAttributes {
-        for setting in settings.iter().filter(|setting| setting.provider == provider) {
+        for setting in settings
+            .iter()
+            .filter(|setting| setting.provider == provider)
+        {
             let part = match setting.component {
                 ProviderComponent::Provider => &mut self.provider,
                 ProviderComponent::Module => &mut self.module,
@@ -51,8 +54,11 @@ impl ProviderAttributes {
 
 /// The attributes of a description that names no provider, or a glob for it, and of
 /// the arguments of one that matches an unstable set of probes (`_dtrace_prvdesc`).
-pub const UNSTABLE_DESCRIPTION: Attribute =
-    Attribute::new(Stability::Unstable, Stability::Unstable, DependencyClass::Common);
+pub const UNSTABLE_DESCRIPTION: Attribute = Attribute::new(
+    Stability::Unstable,
+    Stability::Unstable,
+    DependencyClass::Common,
+);
 
 /// Whether a description field is given: neither empty nor a glob.
 fn specified(field: &str) -> bool {

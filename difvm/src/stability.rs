@@ -81,19 +81,23 @@ impl Attribute {
     }
 }
 
-
 /// The attributes of D's own constructs and of most built-in identifiers
 /// (`DT_ATTR_STABCMN`).
-pub const STABLE_COMMON: Attribute =
-    Attribute::new(Stability::Stable, Stability::Stable, DependencyClass::Common);
+pub const STABLE_COMMON: Attribute = Attribute::new(
+    Stability::Stable,
+    Stability::Stable,
+    DependencyClass::Common,
+);
 
 impl Stability {
     /// The stability named `name`, compared case-insensitively.
     pub fn from_name(name: &str) -> Option<Stability> {
         use Stability::*;
-        [Internal, Private, Obsolete, External, Unstable, Evolving, Stable, Standard]
-            .into_iter()
-            .find(|level| level.name().eq_ignore_ascii_case(name))
+        [
+            Internal, Private, Obsolete, External, Unstable, Evolving, Stable, Standard,
+        ]
+        .into_iter()
+        .find(|level| level.name().eq_ignore_ascii_case(name))
     }
 }
 
@@ -111,8 +115,11 @@ impl Attribute {
     /// Parses `Name[/Data[/Class]]` as dtrace_str2attr() does: a part left out takes
     /// its highest value (Standard, Common); empty text is the highest triple.
     pub fn parse(text: &str) -> Option<Attribute> {
-        let mut attribute =
-            Attribute::new(Stability::Standard, Stability::Standard, DependencyClass::Common);
+        let mut attribute = Attribute::new(
+            Stability::Standard,
+            Stability::Standard,
+            DependencyClass::Common,
+        );
         if text.is_empty() {
             return Some(attribute);
         }
@@ -174,6 +181,12 @@ pub struct ProviderAttributeSetting {
 impl std::fmt::Display for Attribute {
     /// `Name/Data/Class`, as dtrace_attr2str() writes it.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}/{}/{}", self.names.name(), self.data.name(), self.class.name())
+        write!(
+            f,
+            "{}/{}/{}",
+            self.names.name(),
+            self.data.name(),
+            self.class.name()
+        )
     }
 }

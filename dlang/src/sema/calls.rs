@@ -13,7 +13,10 @@ use crate::diagnostics::{Diagnostic, ErrorTag, Span};
 
 impl Analyzer<'_> {
     /// Resolves the callee of a call to a built-in function.
-    pub(super) fn callee(&mut self, callee: &Expr) -> SemaResult<(String, FunctionKind, &'static str)> {
+    pub(super) fn callee(
+        &mut self,
+        callee: &Expr,
+    ) -> SemaResult<(String, FunctionKind, &'static str)> {
         let ExprKind::Identifier(name) = &callee.kind else {
             return Err(error(
                 ErrorTag::D_FUNC_IDENT,

@@ -1,7 +1,8 @@
 //! Statement stability (dt_attr_min()): each clause's attributes are the minimum over
 //! the identifiers its predicate and actions use, each with DTrace's built-in
-//! attributes or the ones `#pragma D attributes` gave it; under `-x amin` an
-//! identifier below the minimum is refused (D_ATTR_MIN).
+//! attributes (`probe*` and `args[]` those of the clause's probes) or the ones
+//! `#pragma D attributes` gave it; under `-x amin` an identifier below the minimum is
+//! refused (D_ATTR_MIN).
 
 use difvm::object::ProbeDescription;
 use difvm::provider_attributes::UNSTABLE_DESCRIPTION;
@@ -32,6 +33,25 @@ const EVOLVING_BUILTINS: &[&str] = &[
     "rw_write_held",
 ];
 
+/// The attributes of built-in identifier `name` in DTrace's tables.
+fn table_attributes(name: &str) -> Attribute {
+    if name == "curthread" {
+        Attribute::new(
+            Stability::Stable,
+            Stability::Private,
+            DependencyClass::Common,
+        )
+    } else if EVOLVING_BUILTINS.contains(&name) {
+        Attribute::new(
+            Stability::Evolving,
+            Stability::Evolving,
+            DependencyClass::Common,
+        )
+    } else {
+        STABLE_COMMON
+    }
+}
+
 impl Analyzer<'_> {
     /// The attributes of built-in identifier `name` in the clause being analysed, from
     /// DTrace's tables (`_dtrace_globals`): `curthread` names a kernel structure whose
@@ -46,20 +66,7 @@ impl Analyzer<'_> {
             _ => table_attributes(name),
         }
     }
-}
 
-/// The attributes of built-in identifier `name` in DTrace's tables.
-fn table_attributes(name: &str) -> Attribute {
-    if name == "curthread" {
-        Attribute::new(Stability::Stable, Stability::Private, DependencyClass::Common)
-    } else if EVOLVING_BUILTINS.contains(&name) {
-        Attribute::new(Stability::Evolving, Stability::Evolving, DependencyClass::Common)
-    } else {
-        STABLE_COMMON
-    }
-}
-
-impl Analyzer<'_> {
     /// The attributes of the program's own identifier `name`: what `#pragma D
     /// attributes` gave it, else D's default.
     pub(super) fn declared_attributes(&self, name: &str) -> Attribute {
@@ -70,8 +77,8 @@ impl Analyzer<'_> {
     }
 
     /// Runs `analysis` of the body of `inline` (with its bindings in place), and
-    /// records the use of the inline with its attributes: those `#pragma D attributes` gave it, else the minimum of
-    /// its body's and D's default (dt_node_inline()). The system library's inlines
+    /// records the use of the inline with its attributes: those `#pragma D attributes`
+    /// gave it, else the minimum of its body's and D's default (dt_node_inline()). The system library's inlines
     /// stand for DTrace's built-ins, which its library declares Stable/Stable/Common,
     /// so their bodies (which read Private kernel data) count for nothing, not even
     /// against `amin`.
@@ -127,7 +134,10 @@ impl Analyzer<'_> {
                 .collect();
             let provider = probes.first().and_then(|probe| {
                 let attributes = self.catalog.provider_attributes(probe)?;
-                Some(attributes.with_settings(&probe.description.provider, &self.provider_attributes))
+                Some(
+                    attributes
+                        .with_settings(&probe.description.provider, &self.provider_attributes),
+                )
             });
             let described = match provider {
                 Some(provider) if probes.len() == 1 || provider.shares_arguments(description) => (
@@ -136,7 +146,10 @@ impl Analyzer<'_> {
                 ),
                 _ => (UNSTABLE_DESCRIPTION, UNSTABLE_DESCRIPTION),
             };
-            minimum = (minimum.0.minimum(described.0), minimum.1.minimum(described.1));
+            minimum = (
+                minimum.0.minimum(described.0),
+                minimum.1.minimum(described.1),
+            );
         }
         self.probe_attributes = minimum;
     }
