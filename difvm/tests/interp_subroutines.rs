@@ -221,17 +221,8 @@ fn strtok_continues_within_a_firing() {
     let next = subroutine_call(subroutine::STRTOK, &[Int(0), Str(",")], true);
     check_in(&mut state, "second token", &next, Expect::Text("bc"));
     check_in(&mut state, "end", &next, Expect::Value(0));
-    check_in(
-        &mut state,
-        "after the end",
-        &next,
-        Expect::Fault(FaultCode::BadAddress, 0, Some(4)),
-    );
+    // With no saved position, DTrace's strtok() finds no token: NULL, not a fault.
+    check_in(&mut state, "after the end", &next, Expect::Value(0));
     state.begin_firing();
-    check_in(
-        &mut state,
-        "new firing",
-        &next,
-        Expect::Fault(FaultCode::BadAddress, 0, Some(4)),
-    );
+    check_in(&mut state, "new firing", &next, Expect::Value(0));
 }

@@ -88,9 +88,9 @@ fn strtok() {
 }
 
 #[test]
-fn strtok_without_a_string_faults() {
+fn strtok_without_a_string_is_null() {
     check_d(
-        "strtok_without_a_string_faults",
+        "strtok_without_a_string_is_null",
         r#"
         test:::fire { trace(strtok((char *)0, ",")); }
         dtrace:::ERROR { trace(arg4); trace(arg5); }

@@ -96,19 +96,37 @@ pub fn compare_keys(
     right: &[u8],
     key_position: usize,
 ) -> Ordering {
-    let count = description.keys.len();
+    compare_keys_across((description, left), (description, right), key_position)
+}
+
+/// Orders two encoded keys of aggregations with as many key components, each decoded by
+/// its own aggregation's layout (a joined `printa()`). As in DTrace's
+/// `dt_aggregate_keycmp`, a component recorded in fewer bytes comes first, so keys of
+/// different sizes (a `char` and a `long` key) are never equal.
+pub fn compare_keys_across(
+    (left_description, left): (&AggregationDescription, &[u8]),
+    (right_description, right): (&AggregationDescription, &[u8]),
+    key_position: usize,
+) -> Ordering {
+    let count = left_description.keys.len().min(right_description.keys.len());
     let start = if key_position >= count {
         0
     } else {
         key_position
     };
     for offset in 0..count {
-        let slot = &description.keys[(start + offset) % count];
-        let (Ok(left_bytes), Ok(right_bytes)) = (slot_bytes(slot, left), slot_bytes(slot, right))
+        let index = (start + offset) % count;
+        let (left_slot, right_slot) = (
+            &left_description.keys[index],
+            &right_description.keys[index],
+        );
+        let (Ok(left_bytes), Ok(right_bytes)) =
+            (slot_bytes(left_slot, left), slot_bytes(right_slot, right))
         else {
             continue;
         };
-        let order = match (slot.size, &slot.layout) {
+        let order = match (left_slot.size, &left_slot.layout) {
+            _ if left_slot.size != right_slot.size => left_slot.size.cmp(&right_slot.size),
             (1 | 2 | 4 | 8, _) => unsigned_value(left_bytes).cmp(&unsigned_value(right_bytes)),
             (16, ValueLayout::UserSymbol(_)) => unsigned_value(&left_bytes[..8])
                 .cmp(&unsigned_value(&right_bytes[..8]))

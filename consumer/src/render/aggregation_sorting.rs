@@ -6,7 +6,8 @@ use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
-use crate::aggregation_state::ordering::{compare_keys, compare_values};
+use crate::aggregation_state::ordering::{compare_keys, compare_keys_across, compare_values};
+use crate::record::slot_bytes;
 use crate::render::aggregation_view::AggregationView;
 
 /// The sorting options of DTrace (`aggsortkey`, `aggsortrev`, `aggsortkeypos`,
@@ -65,6 +66,10 @@ pub struct JoinedRow<'a> {
     pub values: Vec<Cow<'a, [i64]>>,
 }
 
+/// One aggregation's entries by their key components (each component's bytes, so
+/// components of different sizes differ): the whole key and the value words.
+type KeyedEntries<'a> = BTreeMap<Vec<&'a [u8]>, (&'a [u8], &'a [i64])>;
+
 /// The rows of a joined `printa()` in printing order: by the values of the aggregations
 /// starting at `aggregation_position`, then by key (or by key first with
 /// `aggsortkey`).
@@ -72,21 +77,42 @@ pub fn joined_rows<'a>(
     views: &[AggregationView<'a>],
     options: &AggregationSortOptions,
 ) -> Vec<JoinedRow<'a>> {
-    let mut keys: BTreeMap<&'a [u8], usize> = BTreeMap::new();
-    for (index, view) in views.iter().enumerate() {
-        for key in view.table.entries.keys() {
-            keys.entry(key.as_slice()).or_insert(index);
+    // DTrace joins entries whose key records are equal component by component, size
+    // included: a `char` key 1 and a `long` key 1 are two rows.
+    let tables: Vec<KeyedEntries<'a>> = views
+        .iter()
+        .map(|view| {
+            view.table
+                .entries
+                .iter()
+                .map(|(key, words)| {
+                    let components = view
+                        .description
+                        .keys
+                        .iter()
+                        .filter_map(|slot| slot_bytes(slot, key).ok())
+                        .collect();
+                    (components, (key.as_slice(), words.as_slice()))
+                })
+                .collect()
+        })
+        .collect();
+    let mut keys: BTreeMap<&Vec<&'a [u8]>, (&'a [u8], usize)> = BTreeMap::new();
+    for (index, table) in tables.iter().enumerate() {
+        for (components, (key, _)) in table {
+            keys.entry(components).or_insert((key, index));
         }
     }
     let mut rows: Vec<JoinedRow<'a>> = keys
         .into_iter()
-        .map(|(key, key_source)| JoinedRow {
+        .map(|(components, (key, key_source))| JoinedRow {
             key,
             key_source,
             values: views
                 .iter()
-                .map(|view| match view.table.entries.get(key) {
-                    Some(words) => Cow::Borrowed(words.as_slice()),
+                .zip(&tables)
+                .map(|(view, table)| match table.get(components) {
+                    Some((_, words)) => Cow::Borrowed(*words),
                     None => Cow::Owned(vec![0; view.rule.word_count()]),
                 })
                 .collect(),
@@ -100,10 +126,9 @@ pub fn joined_rows<'a>(
     };
     rows.sort_by(|left, right| {
         let keys = || {
-            compare_keys(
-                views[left.key_source].description,
-                left.key,
-                right.key,
+            compare_keys_across(
+                (views[left.key_source].description, left.key),
+                (views[right.key_source].description, right.key),
                 options.key_position,
             )
         };

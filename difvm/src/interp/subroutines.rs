@@ -285,7 +285,12 @@ fn write_user(machine: &Machine<'_>, address: u64, bytes: &[u8]) -> Result<(), R
 fn strtok(machine: &mut Machine<'_>, address: u64, delimiters: u64) -> Result<u64, RuntimeFault> {
     let delimiters = machine.read_string(delimiters)?;
     let address = if address == 0 {
-        machine.state.strtok.unwrap_or(0)
+        // No saved position (no string yet, or the last one ran out): DTrace goes on
+        // from a NULL position, finds no token and returns NULL.
+        let Some(saved) = machine.state.strtok else {
+            return Ok(0);
+        };
+        saved
     } else {
         let mut copy = machine.read_string(address)?;
         copy.push(0);

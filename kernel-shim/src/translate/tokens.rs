@@ -8,9 +8,7 @@
 //! Temporary words: `T0`–`T3` the delimiter set, `T4` the cursor, `T5` whether a token
 //! starts, `T6` its start.
 
-use difvm::object::FaultCode;
-
-use super::code::{FaultSite, FaultValue, ProgramCode};
+use super::code::{FaultSite, ProgramCode};
 use super::error::TranslateError;
 use super::loops::LoopBody;
 use super::memory::{allocate_scratch, read_string, scratch_address};
@@ -70,19 +68,14 @@ pub fn tokenize(
     // The string: a new one is copied, NULL goes on from the saved position.
     let positioned = code.label();
     let new_string = code.label();
+    let exhausted = code.label();
     code.emit(Insn::mov64_reg(SAVED_1, SAVED_0));
     code.asm.jmp_imm_to(JmpOp::Ne, SAVED_1, 0, new_string);
     code.state_pointer(Reg::R1, area);
     code.emit(Insn::ldx_mem(MemSize::DW, Reg::R0, Reg::R1, 0));
-    code.fault_if_imm(
-        cx.fault_exit,
-        JmpOp::Slt,
-        Reg::R0,
-        0,
-        FaultCode::BadAddress,
-        FaultValue::Constant(0),
-        site,
-    );
+    // No saved position (no string yet, or the last one ran out): DTrace's strtok()
+    // continues from a NULL position and finds no token, so the result is NULL.
+    code.asm.jmp_imm_to(JmpOp::Slt, Reg::R0, 0, exhausted);
     code.store_state(cursor, Reg::R0);
     code.asm.ja_to(positioned);
     code.bind(new_string);
@@ -109,6 +102,8 @@ pub fn tokenize(
     code.run_loop(LoopBody::TokenStart { copy });
     code.load_state(Reg::R0, found);
     code.asm.jmp_imm_to(JmpOp::Ne, Reg::R0, 0, token);
+    code.bind(exhausted);
+    code.emit(Insn::mov64_imm(SAVED_0, 0));
     code.state_pointer(Reg::R1, area);
     code.emit(Insn::st_mem(MemSize::DW, Reg::R1, 0, -1));
     code.emit(Insn::mov64_imm(Reg::R0, 0));
