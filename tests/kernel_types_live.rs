@@ -163,3 +163,50 @@ fn dereferenced_translated_pointer_is_the_translated_struct() {
     ]);
     assert_eq!(succeeded(&outcome), "1 1");
 }
+
+/// The `-v` report's statement attributes: `curthread`'s data semantics are Private,
+/// while the library's `curpsinfo`, which reads `curthread` through a translator, is
+/// one of DTrace's Stable built-ins; `args[]` has its provider's argument attributes.
+#[test]
+fn statement_attributes_of_kernel_data() {
+    if must_skip() {
+        return;
+    }
+    let statement_attributes = |program: &str| {
+        let outcome = DTRACE.run(&["-q", "-v", "-n", program]);
+        let report = succeeded(&outcome);
+        let at = report
+            .find("Minimum Statement Attributes")
+            .unwrap_or_else(|| panic!("no statement attributes in {report}"));
+        report[at..]
+            .lines()
+            .skip(1)
+            .take(3)
+            .map(|line| line.trim().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        statement_attributes("BEGIN { trace(curthread->pid > 0); exit(0); }"),
+        [
+            "Identifier Names: Stable",
+            "Data Semantics:   Private",
+            "Dependency Class: Common"
+        ]
+    );
+    assert_eq!(
+        statement_attributes("BEGIN { trace(curpsinfo->pr_pid > 0); exit(0); }"),
+        [
+            "Identifier Names: Stable",
+            "Data Semantics:   Stable",
+            "Dependency Class: Common"
+        ]
+    );
+    assert_eq!(
+        statement_attributes("syscall::read:entry { trace(args[0]); exit(0); }"),
+        [
+            "Identifier Names: Private",
+            "Data Semantics:   Private",
+            "Dependency Class: ISA"
+        ]
+    );
+}

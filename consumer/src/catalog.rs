@@ -115,6 +115,10 @@ impl RegistryCatalog {
 }
 
 impl ProbeCatalog for RegistryCatalog {
+    fn provider_attributes(&self, probe: &ProbeInfo) -> Option<ProviderAttributes> {
+        RegistryCatalog::provider_attributes(self, probe.id)
+    }
+
     fn matching(&self, description: &ProbeDescription) -> Vec<ProbeInfo> {
         let mut registry = self.registry.borrow_mut();
         let ids = match self.matched(&mut registry, description) {

@@ -84,6 +84,9 @@ impl CompileSettings {
         compile.max_frames = options
             .integer(DtraceOption::MaxFrames)
             .map(|frames| frames.min(u32::MAX as u64) as u32);
+        compile.minimum_attributes = options
+            .text(DtraceOption::Amin)
+            .and_then(difvm::stability::Attribute::parse);
         compile.default_error_handler = !listing;
         compile.option_check = Some(check_pragma_option);
         CompileSettings {

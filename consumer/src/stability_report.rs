@@ -2,45 +2,35 @@
 //! probe description and statement attributes, and with `-e` each clause's probe
 //! description with what dt_probe_info() finds for it.
 
-use difvm::glob::is_glob_pattern;
 use difvm::object::{CompiledProgram, EnabledProbe, ProbeDescription, StatementRole};
+use difvm::stability::STABLE_COMMON;
 use dlang::compile::{ProgramOrigin, ProgramSource};
-use providers::attributes::{Attribute, DependencyClass, ProviderAttributes, Stability};
+use providers::attributes::{Attribute, ProviderAttributes};
 
 use crate::catalog::RegistryCatalog;
 use crate::probe_listing::{probe_info_block, write_attribute};
 
-/// The attributes of a description that names no provider, or a glob for it
-/// (`_dtrace_prvdesc`).
-const UNSTABLE: Attribute = Attribute::new(
-    Stability::Unstable,
-    Stability::Unstable,
-    DependencyClass::Common,
-);
-
 /// The `-v` report for one program: the minimum stability of the probe descriptions
 /// of its statements (over all programs of the invocation: statements do not record
-/// which program they came from) and of the statements. Statements are made of the D
-/// language's own constructs, whose attributes are Stable/Stable/Common.
+/// which program they came from) and of the statements (each the minimum over the
+/// identifiers its clause uses; Stable/Stable/Common when there are none).
 pub fn stability_report(
     source: &ProgramSource,
     program: &CompiledProgram,
     matched: &[EnabledProbe],
     catalog: &RegistryCatalog,
 ) -> String {
-    let statement_attributes = Attribute::new(
-        Stability::Stable,
-        Stability::Stable,
-        DependencyClass::Common,
-    );
+    let statement_attributes = user_statements(program)
+        .map(|(index, _)| program.statements[index].attributes)
+        .fold(STABLE_COMMON, Attribute::minimum);
     let probe_attributes = user_statements(program)
         .filter_map(|(index, probe)| {
             let enabled = matched.iter().find(|enabled| enabled.statement == index)?;
-            let provider = catalog.provider_attributes(enabled.probe_id)?;
-            Some(description_attributes(probe, &provider))
+            let provider = provider_attributes(program, enabled, catalog)?;
+            Some(provider.description(probe))
         })
         .reduce(Attribute::minimum)
-        .unwrap_or(statement_attributes);
+        .unwrap_or(STABLE_COMMON);
     let (kind, name) = match &source.origin {
         ProgramOrigin::Script { name } => ("script", name.clone()),
         ProgramOrigin::CommandLine(_) => ("description", source.text.clone()),
@@ -79,12 +69,11 @@ pub fn clause_descriptions(
             "\n{}:{}:{}:{}\n",
             probe.provider, probe.module, probe.function, probe.name
         ));
-        let ids: Vec<u32> = matched
+        let enabled: Vec<&EnabledProbe> = matched
             .iter()
             .filter(|enabled| enabled.statement == index)
-            .map(|enabled| enabled.probe_id)
             .collect();
-        if let Some(block) = probe_info(probe, &ids, catalog) {
+        if let Some(block) = probe_info(program, probe, &enabled, catalog) {
             report.push_str(&block);
         }
     }
@@ -101,67 +90,36 @@ fn user_statements(program: &CompiledProgram) -> impl Iterator<Item = (usize, &P
         .map(|(index, statement)| (index, &statement.probe))
 }
 
-/// Whether a description field is given: neither empty nor a glob.
-fn specified(field: &str) -> bool {
-    !field.is_empty() && !is_glob_pattern(field)
+/// The attributes of the provider of `enabled`'s probe, as the program's `#pragma D
+/// attributes ... provider` settings left them.
+fn provider_attributes(
+    program: &CompiledProgram,
+    enabled: &EnabledProbe,
+    catalog: &RegistryCatalog,
+) -> Option<ProviderAttributes> {
+    let attributes = catalog.provider_attributes(enabled.probe_id)?;
+    Some(attributes.with_settings(&enabled.probe.provider, &program.provider_attributes))
 }
 
-/// The attributes of probe description `description`, as dt_probe_info() computes
-/// them: the minimum of the attributes of the fields it specifies, the provider's
-/// always; a description whose provider is empty or a glob is Unstable.
-fn description_attributes(
-    description: &ProbeDescription,
-    provider: &ProviderAttributes,
-) -> Attribute {
-    if !specified(&description.provider) {
-        return UNSTABLE;
-    }
-    [
-        (&description.module, provider.module),
-        (&description.function, provider.function),
-        (&description.name, provider.name),
-    ]
-    .into_iter()
-    .filter(|(field, _)| specified(field))
-    .fold(provider.provider, |minimum, (_, attribute)| {
-        minimum.minimum(attribute)
-    })
-}
-
-/// print_probe_info()'s block for `description`, which matched the probes `ids`, or
+/// print_probe_info()'s block for `description`, which matched the probes `enabled`, or
 /// `None` where dt_probe_info() fails: no probe, or several probes whose arguments the
 /// provider does not promise to share (arguments' data less than Evolving, or a field
 /// of Evolving names or better left empty or globbed).
 fn probe_info(
+    program: &CompiledProgram,
     description: &ProbeDescription,
-    ids: &[u32],
+    enabled: &[&EnabledProbe],
     catalog: &RegistryCatalog,
 ) -> Option<String> {
-    let first = *ids.first()?;
-    let provider = catalog.provider_attributes(first)?;
-    if ids.len() > 1 {
-        let fields = [
-            (&description.provider, provider.provider),
-            (&description.module, provider.module),
-            (&description.function, provider.function),
-            (&description.name, provider.name),
-        ];
-        let unpromised = fields
-            .iter()
-            .any(|(field, attribute)| attribute.names >= Stability::Evolving && !specified(field));
-        if provider.arguments.data < Stability::Evolving || unpromised {
-            return None;
-        }
+    let first = *enabled.first()?;
+    let provider = provider_attributes(program, first, catalog)?;
+    if enabled.len() > 1 && !provider.shares_arguments(description) {
+        return None;
     }
-    let arguments = if specified(&description.provider) {
-        provider.arguments
-    } else {
-        UNSTABLE
-    };
-    let argument_types = catalog.argument_types(first);
+    let argument_types = catalog.argument_types(first.probe_id);
     Some(probe_info_block(
-        description_attributes(description, &provider),
-        arguments,
+        provider.description(description),
+        provider.described_arguments(description),
         &argument_types,
     ))
 }

@@ -186,6 +186,7 @@ fn statement(record_size: u32, actions: Vec<Action>) -> Statement {
         predicate: None,
         actions,
         record_size,
+        attributes: difvm::stability::STABLE_COMMON,
     }
 }
 

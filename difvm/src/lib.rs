@@ -12,5 +12,7 @@ pub mod isa;
 pub mod object;
 pub mod printed_type;
 pub mod probe_derivation;
+pub mod provider_attributes;
+pub mod stability;
 pub mod text;
 pub mod verify;

@@ -186,6 +186,9 @@ pub struct Statement {
     pub actions: Vec<Action>,
     /// Bytes of record data after the header; a multiple of 8.
     pub record_size: u32,
+    /// The statement's stability (`dtsd_stmtattr`): the minimum attributes of the
+    /// identifiers its clause's predicate and actions use.
+    pub attributes: crate::stability::Attribute,
 }
 
 impl Statement {
@@ -294,6 +297,8 @@ pub struct CompiledProgram {
     /// task_struct` for `curthread->pid`), if any: the user-space engine cannot run
     /// such a program.
     pub kernel_type_read: Option<String>,
+    /// The program's `#pragma D attributes ... provider` settings, in program order.
+    pub provider_attributes: Vec<crate::stability::ProviderAttributeSetting>,
 }
 
 /// A statement enabled on one concrete probe: the unit an EPID names.
@@ -451,6 +456,7 @@ mod tests {
                 })
                 .collect(),
             record_size: 0,
+            attributes: crate::stability::STABLE_COMMON,
         }
     }
 

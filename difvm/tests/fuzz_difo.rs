@@ -449,6 +449,7 @@ fn engine_for(difo: &Difo) -> Engine {
         predicate,
         actions,
         record_size: 48,
+        attributes: difvm::stability::STABLE_COMMON,
     };
     let actions = vec![
         Action {

@@ -557,6 +557,7 @@ fn statement(actions: Vec<Action>, record_size: u32) -> Statement {
         predicate: None,
         actions,
         record_size,
+        attributes: difvm::stability::STABLE_COMMON,
     }
 }
 
@@ -630,6 +631,7 @@ fn valid_program() -> CompiledProgram {
         variables: vec![],
         options: vec![],
         kernel_type_read: None,
+        provider_attributes: Vec::new(),
     }
 }
 

@@ -133,6 +133,8 @@ pub struct CompileOptions {
     /// directory order and by name within one), loaded before the programs unless
     /// `system_library` is off (`-x nolibs` leaves out every library).
     pub user_libraries: Vec<LibraryFileSource>,
+    /// `-x amin`: the lowest attributes an identifier the program uses may have.
+    pub minimum_attributes: Option<difvm::stability::Attribute>,
 }
 
 /// One file of a user D library directory: its path (the directory, `/`, the file
@@ -166,6 +168,7 @@ impl Default for CompileOptions {
             system_library: true,
             option_check: None,
             user_libraries: Vec::new(),
+            minimum_attributes: None,
         }
     }
 }

@@ -48,6 +48,15 @@ pub trait ProbeCatalog {
         probe.argument_types.clone()
     }
 
+    /// The attributes of `probe`'s provider, for the attributes of statements that use
+    /// `args[]` or `probe*`; None when unknown.
+    fn provider_attributes(
+        &self,
+        _probe: &ProbeInfo,
+    ) -> Option<difvm::provider_attributes::ProviderAttributes> {
+        None
+    }
+
     /// Why `description` matched no probes, when a provider refused it with an error
     /// that DTrace reports as the compile error itself (a pid probe offset outside its
     /// function is `D_PROC_OFF`); None when it simply matches nothing.

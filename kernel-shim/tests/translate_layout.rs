@@ -55,6 +55,7 @@ fn statement(text: &str, variables: Vec<DifVariable>, kind: ActionKind) -> State
             }],
         }],
         record_size: if slot.is_some() { 8 } else { 0 },
+        attributes: difvm::stability::STABLE_COMMON,
     }
 }
 

@@ -63,6 +63,7 @@ fn traces(predicate: Option<&str>, values: &[&str]) -> Statement {
             })
             .collect(),
         record_size: 8 * values.len() as u32,
+        attributes: difvm::stability::STABLE_COMMON,
     }
 }
 
@@ -231,6 +232,7 @@ fn string_statement(values: &[(&str, u32)]) -> Statement {
         predicate: None,
         actions,
         record_size: offset.next_multiple_of(8),
+        attributes: difvm::stability::STABLE_COMMON,
     }
 }
 
@@ -391,6 +393,7 @@ fn variables_of_every_scope() {
             traced("ldts v501, %r1\nret %r1", 80),
         ],
         record_size: 88,
+        attributes: difvm::stability::STABLE_COMMON,
     };
     let program = program(vec![statement.clone(), statement]);
     check(&program, &firings());
@@ -466,6 +469,7 @@ fn aggregations_of_every_function() {
         predicate: None,
         actions,
         record_size: 0,
+        attributes: difvm::stability::STABLE_COMMON,
     };
     let program = CompiledProgram {
         statements: vec![statement],

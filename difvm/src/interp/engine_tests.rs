@@ -137,6 +137,7 @@ fn statement(predicate: Option<Difo>, actions: Vec<Action>, record_size: u32) ->
         predicate,
         actions,
         record_size,
+        attributes: crate::stability::STABLE_COMMON,
     }
 }
 

@@ -73,5 +73,6 @@ pub fn generate(
     program.variables = variable_descriptions(analysis, &spills);
     program.options = analysis.options.clone();
     program.kernel_type_read = analysis.kernel_type_read.clone();
+    program.provider_attributes = analysis.provider_attributes.clone();
     Ok(program)
 }

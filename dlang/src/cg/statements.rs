@@ -49,6 +49,7 @@ pub(super) fn clause_statements(
                 predicate: predicate.clone(),
                 actions: actions.clone(),
                 record_size,
+                attributes: clause.attributes,
             });
         }
     }
@@ -105,6 +106,7 @@ pub(super) fn default_error_handler(
         predicate: None,
         actions,
         record_size: generator.layout.size(),
+        attributes: difvm::stability::STABLE_COMMON,
     })
 }
 

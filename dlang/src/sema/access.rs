@@ -373,6 +373,14 @@ impl Analyzer<'_> {
             }
             _ => (None, ""),
         };
+        if let (Some(id), ExprKind::Identifier(name)) = (variable, &base.kind) {
+            let attributes = if self.variables.get(id).scope == VariableScope::Builtin {
+                self.builtin_attributes(name)
+            } else {
+                self.declared_attributes(name)
+            };
+            self.use_attributes("associative array", name, attributes, span)?;
+        }
         if let Some(id) = variable {
             let shape = self.variables.get(id).shape.clone();
             match shape {

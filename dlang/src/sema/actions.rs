@@ -30,6 +30,10 @@ impl Analyzer<'_> {
         match &expr.kind {
             ExprKind::Call { callee, arguments } => {
                 if let Some(function) = self.action_named(callee) {
+                    let name = action_name(function);
+                    let attributes = self.builtin_attributes(name);
+                    let designator = format!("{name}( )");
+                    self.use_attributes("action", &designator, attributes, &callee.span)?;
                     let (action, class) = self.action_call(function, arguments, span)?;
                     speculation.check(class, span)?;
                     return Ok(action);

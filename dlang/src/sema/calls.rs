@@ -13,7 +13,10 @@ use crate::diagnostics::{Diagnostic, ErrorTag, Span};
 
 impl Analyzer<'_> {
     /// Resolves the callee of a call to a built-in function.
-    pub(super) fn callee(&self, callee: &Expr) -> SemaResult<(String, FunctionKind, &'static str)> {
+    pub(super) fn callee(
+        &mut self,
+        callee: &Expr,
+    ) -> SemaResult<(String, FunctionKind, &'static str)> {
         let ExprKind::Identifier(name) = &callee.kind else {
             return Err(error(
                 ErrorTag::D_FUNC_IDENT,
@@ -40,7 +43,12 @@ impl Analyzer<'_> {
             ));
         }
         match functions::lookup_function(name) {
-            Some((kind, prototype)) => Ok((name.clone(), kind, prototype)),
+            Some((kind, prototype)) => {
+                let attributes = self.builtin_attributes(name);
+                let designator = format!("{name}( )");
+                self.use_attributes(kind.kind_name(), &designator, attributes, &callee.span)?;
+                Ok((name.clone(), kind, prototype))
+            }
             None => Err(error(
                 ErrorTag::D_FUNC_UNDEF,
                 &callee.span,

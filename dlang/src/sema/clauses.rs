@@ -99,6 +99,8 @@ impl Analyzer<'_> {
         clause: &Clause,
     ) -> SemaResult<()> {
         self.clause = Some(context);
+        self.clause_attributes = difvm::stability::STABLE_COMMON;
+        self.set_probe_attributes(&descriptions);
         let result = self.analyze_clause_body(clause);
         self.clause = None;
         let deferred = self.deferred_expression_call.take();
@@ -112,6 +114,7 @@ impl Analyzer<'_> {
             program: self.program,
             probes: descriptions,
             segments,
+            attributes: self.clause_attributes,
         });
         Ok(())
     }

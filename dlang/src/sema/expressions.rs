@@ -141,6 +141,13 @@ impl Analyzer<'_> {
         }
         if let Some(id) = self.variables.global(name) {
             let variable = self.variables.get(id);
+            let attributes = if variable.scope == VariableScope::Builtin {
+                self.builtin_attributes(name)
+            } else {
+                self.declared_attributes(name)
+            };
+            self.use_attributes("scalar", name, attributes, span)?;
+            let variable = self.variables.get(id);
             if variable.scope == VariableScope::Builtin {
                 self.check_builtin_for_subject(variable.dif_id, name, span)?;
             }
@@ -236,7 +243,9 @@ impl Analyzer<'_> {
             bindings.insert(parameter_name.clone(), value);
         }
         self.inline_parameters.push(bindings);
-        let result = self.expression(&inline.definition.value);
+        let result = self.inline_body(inline, span, |analyzer| {
+            analyzer.expression(&inline.definition.value)
+        });
         self.inline_parameters.pop();
         let value = result?;
         let converted = self.convert(value, inline.ty);

@@ -392,6 +392,8 @@ pub struct AnalyzedClause {
     /// The expanded, field-filled probe descriptions of the clause.
     pub probes: Vec<ProbeDescription>,
     pub segments: Vec<ClauseSegment>,
+    /// The minimum attributes of the identifiers the clause uses.
+    pub attributes: difvm::stability::Attribute,
 }
 
 /// An aggregation with what its first use fixed.

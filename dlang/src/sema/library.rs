@@ -203,7 +203,10 @@ impl Analyzer<'_> {
         self.load_library_file(inline.file)?;
         // Lines in messages about the definition are the library file's.
         let program_source_map = self.source_map.replace(file.source_map.clone());
-        let declared = self.inline_definition(&inline.definition);
+        // What the library's definitions use is not the program's: it counts neither
+        // for the clause's attributes nor against `amin`.
+        let declared =
+            self.without_attributes(|analyzer| analyzer.inline_definition(&inline.definition));
         self.source_map = program_source_map;
         declared
             .map(|()| true)

@@ -35,6 +35,7 @@ mod printed_type;
 mod probe_specs;
 mod program_scan;
 mod speculation;
+mod stability;
 mod subject_task;
 mod translators;
 mod user_libraries;
@@ -74,6 +75,8 @@ pub struct Settings {
     pub scratch_size: u64,
     /// `printsize`: the most bytes of a struct, union or array `print()` records.
     pub print_size: u64,
+    /// `amin`: identifiers with attributes below it are refused (D_ATTR_MIN).
+    pub minimum_attributes: Option<difvm::stability::Attribute>,
 }
 
 /// An inline definition, kept as written and re-analyzed at each use (with its
@@ -124,6 +127,8 @@ pub struct Analysis {
     pub settings: Settings,
     /// The first kernel type a clause reads kernel memory through.
     pub kernel_type_read: Option<String>,
+    /// The `#pragma D attributes ... provider` settings, in program order.
+    pub provider_attributes: Vec<difvm::stability::ProviderAttributeSetting>,
 }
 
 /// An error found while analyzing program `program`.
@@ -179,6 +184,14 @@ pub struct Analyzer<'a> {
     /// The identifiers the program being analysed applies `&` to
     /// (`memory_variables.rs`).
     address_taken: std::collections::HashSet<String>,
+    /// The minimum attributes of the identifiers the clause being analysed uses.
+    clause_attributes: difvm::stability::Attribute,
+    /// The attributes `#pragma D attributes` gave the program's own identifiers.
+    pragma_attributes: HashMap<String, difvm::stability::Attribute>,
+    /// The `#pragma D attributes ... provider` settings seen so far.
+    provider_attributes: Vec<difvm::stability::ProviderAttributeSetting>,
+    /// The attributes of the clause's probe descriptions and of its probes' arguments.
+    probe_attributes: (difvm::stability::Attribute, difvm::stability::Attribute),
 }
 
 impl<'a> Analyzer<'a> {
@@ -209,6 +222,7 @@ impl<'a> Analyzer<'a> {
                 max_frames: options.max_frames,
                 scratch_size: options.scratch_size,
                 print_size: options.print_size,
+                minimum_attributes: options.minimum_attributes,
             },
             arguments_referenced: vec![false; options.macro_arguments.len()],
             clauses: Vec::new(),
@@ -226,6 +240,13 @@ impl<'a> Analyzer<'a> {
             deferred_expression_call: None,
             forward_writes: HashMap::new(),
             address_taken: std::collections::HashSet::new(),
+            clause_attributes: difvm::stability::STABLE_COMMON,
+            pragma_attributes: HashMap::new(),
+            provider_attributes: Vec::new(),
+            probe_attributes: (
+                difvm::stability::STABLE_COMMON,
+                difvm::stability::STABLE_COMMON,
+            ),
         }
     }
 
@@ -319,6 +340,7 @@ impl<'a> Analyzer<'a> {
             options: self.pragma_options,
             matched_probes: self.matched_probes,
             kernel_type_read: self.kernel_type_read,
+            provider_attributes: self.provider_attributes,
         })
     }
 

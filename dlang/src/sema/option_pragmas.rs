@@ -53,6 +53,10 @@ impl Analyzer<'_> {
             "printsize" => {
                 self.settings.print_size = value.and_then(parse_size).ok_or_else(invalid)?
             }
+            "amin" => {
+                let minimum = value.and_then(difvm::stability::Attribute::parse);
+                self.settings.minimum_attributes = Some(minimum.ok_or_else(invalid)?)
+            }
             "errtags" => self.errtags = Some(flag().ok_or_else(invalid)?),
             _ => {}
         }

@@ -4,6 +4,7 @@
 //! this machine or the identifiers the program has declared.
 
 use difvm::object::ProbeDescription;
+use difvm::stability::{Attribute, ProviderAttributeSetting, ProviderComponent};
 
 use super::functions::lookup_function;
 use super::library::is_library_inline;
@@ -55,11 +56,14 @@ impl Analyzer<'_> {
     /// `#pragma D attributes ATTR NAME` and `#pragma D binding "VERSION" NAME`: the
     /// name must be the program's own (a variable or inline it declared before the
     /// pragma), not one DTrace defines (D_PRAGMA_SCOPE); `attributes` also accepts
-    /// `provider NAME PART` for a provider this machine has. Neither changes what the
-    /// program does: stability reports and version checks use the built-in values.
+    /// `provider NAME PART` for a provider this machine has. The attributes of the
+    /// program's identifiers become those of the statements that use them (`-v`,
+    /// `amin`); a binding does not change what the program does.
     pub(super) fn apply_identifier_pragma(&mut self, pragma: &Pragma) -> SemaResult<()> {
-        let (pragma_name, target) = match pragma.words.as_slice() {
-            [pragma_name, _, target, ..] if pragma_name != "depends_on" => (pragma_name, target),
+        let (pragma_name, value, target) = match pragma.words.as_slice() {
+            [pragma_name, value, target, ..] if pragma_name != "depends_on" => {
+                (pragma_name, value, target)
+            }
             _ => return Ok(()),
         };
         let scope_error = || {
@@ -72,13 +76,19 @@ impl Analyzer<'_> {
         if pragma_name == "attributes" && target == "provider" {
             return self.apply_provider_attributes(pragma);
         }
-        if let Some(id) = self.variables.global(target) {
-            return match self.variables.get(id).scope {
-                VariableScope::Builtin => Err(scope_error()),
-                _ => Ok(()),
-            };
-        }
-        if self.inlines.contains_key(target.as_str()) {
+        let declared = match self.variables.global(target) {
+            Some(id) if self.variables.get(id).scope == VariableScope::Builtin => {
+                return Err(scope_error())
+            }
+            Some(_) => true,
+            None => self.inlines.contains_key(target.as_str()),
+        };
+        if declared {
+            if pragma_name == "attributes" {
+                if let Some(attributes) = Attribute::parse(value) {
+                    self.pragma_attributes.insert(target.clone(), attributes);
+                }
+            }
             return Ok(());
         }
         if lookup_function(target).is_some() || is_library_inline(target) {
@@ -114,10 +124,14 @@ impl Analyzer<'_> {
         let Some(part) = rest.first() else {
             return Ok(());
         };
-        if matches!(
-            part.as_str(),
-            "provider" | "module" | "function" | "name" | "args"
-        ) {
+        if let Some(component) = ProviderComponent::from_word(part) {
+            if let Some(attributes) = Attribute::parse(&pragma.words[1]) {
+                self.provider_attributes.push(ProviderAttributeSetting {
+                    provider: provider.clone(),
+                    component,
+                    attributes,
+                });
+            }
             Ok(())
         } else {
             Err(error(

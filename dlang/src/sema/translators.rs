@@ -318,7 +318,9 @@ impl Analyzer<'_> {
             bindings.insert(parameter.clone(), value);
         }
         self.inline_parameters.push(bindings);
-        let translation = self.translation_of(&inline.definition.value);
+        let translation = self.inline_body(&inline, span, |analyzer| {
+            analyzer.translation_of(&inline.definition.value)
+        });
         self.inline_parameters.pop();
         translation
     }
@@ -369,7 +371,10 @@ impl Analyzer<'_> {
             let mut bindings = HashMap::new();
             bindings.insert(translator.parameter.clone(), input.clone());
             self.inline_parameters.push(bindings);
-            let attempt = self.expression(expr);
+            // DTrace cooks the members with the translator, not in the clause: what
+            // they read counts neither for the statement's attributes nor against
+            // `amin`.
+            let attempt = self.without_attributes(|analyzer| analyzer.expression(expr));
             self.inline_parameters.pop();
             let accepted = attempt.is_ok();
             // The first definition's error is the one reported when none is accepted.

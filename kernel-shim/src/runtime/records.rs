@@ -45,6 +45,7 @@ mod tests {
             predicate: None,
             actions: Vec::new(),
             record_size,
+            attributes: difvm::stability::STABLE_COMMON,
         }
     }
 

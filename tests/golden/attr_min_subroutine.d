@@ -1,0 +1,6 @@
+/* options: -x amin=Stable/Stable/Common */
+BEGIN
+{
+	trace(htons(1));
+	exit(0);
+}
