@@ -100,7 +100,9 @@ fn a_null_mutex_is_an_invalid_address() {
     ]);
     assert_eq!(outcome.status, Some(0), "stderr: {}", outcome.stderr);
     assert!(
-        outcome.stderr.contains("invalid address (0x0) in action #1"),
+        outcome
+            .stderr
+            .contains("invalid address (0x0) in action #1"),
         "{}",
         outcome.stderr
     );

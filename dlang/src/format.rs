@@ -340,9 +340,18 @@ fn lookup_conversion(name: &str) -> Option<(ConversionBehavior, ArgumentRule)> {
         "s" => (B::String, ArgumentRule::String),
         "S" => (B::EscapedString, ArgumentRule::String),
         "T" => (B::Time822, ArgumentRule::Time),
-        "u" => (integer(Decimal, Unsigned), ArgumentRule::AnyIntegerOrPointer),
-        "x" => (integer(HexLower, Unsigned), ArgumentRule::AnyIntegerOrPointer),
-        "X" => (integer(HexUpper, Unsigned), ArgumentRule::AnyIntegerOrPointer),
+        "u" => (
+            integer(Decimal, Unsigned),
+            ArgumentRule::AnyIntegerOrPointer,
+        ),
+        "x" => (
+            integer(HexLower, Unsigned),
+            ArgumentRule::AnyIntegerOrPointer,
+        ),
+        "X" => (
+            integer(HexUpper, Unsigned),
+            ArgumentRule::AnyIntegerOrPointer,
+        ),
         "Y" => (B::Time, ArgumentRule::Time),
         "%" => (B::Percent, ArgumentRule::NoArgument),
         _ => return None,

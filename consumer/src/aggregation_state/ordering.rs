@@ -108,7 +108,10 @@ pub fn compare_keys_across(
     (right_description, right): (&AggregationDescription, &[u8]),
     key_position: usize,
 ) -> Ordering {
-    let count = left_description.keys.len().min(right_description.keys.len());
+    let count = left_description
+        .keys
+        .len()
+        .min(right_description.keys.len());
     let start = if key_position >= count {
         0
     } else {

@@ -119,7 +119,9 @@ impl DifoGenerator<'_> {
                 elements,
                 element_size,
                 out_of_range,
-            } => self.bounded_element_address(array, index, *elements, *element_size, *out_of_range),
+            } => {
+                self.bounded_element_address(array, index, *elements, *element_size, *out_of_range)
+            }
             K::BuiltinArrayElement { array, index } => {
                 let register = self.expression(index)?;
                 self.builder

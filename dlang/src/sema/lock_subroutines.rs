@@ -80,8 +80,8 @@ impl Analyzer<'_> {
         let long = self.types.well_known().long;
         let mask = self.constant(!MUTEX_FLAGS, long, span);
         let owner = self.binary_values(BinaryOperator::BitwiseAnd, word, mask, span)?;
-        let task = crate::types::parse_type_name(&mut self.types, "struct task_struct *")
-            .unwrap_or(long);
+        let task =
+            crate::types::parse_type_name(&mut self.types, "struct task_struct *").unwrap_or(long);
         Ok(self.convert(owner, task))
     }
 
