@@ -10,7 +10,6 @@
 
 mod common;
 
-use std::path::Path;
 use std::time::Duration;
 
 use common::live::LiveDtrace;
@@ -20,14 +19,7 @@ const DTRACE: LiveDtrace = LiveDtrace::with_deadline(Duration::from_secs(20));
 
 /// True (after printing why) when the test must not run.
 fn must_skip() -> bool {
-    if DTRACE.must_skip() {
-        return true;
-    }
-    if !Path::new("/sys/kernel/btf/vmlinux").is_file() {
-        println!("skipping: the kernel has no /sys/kernel/btf/vmlinux");
-        return true;
-    }
-    false
+    DTRACE.must_skip_without_kernel_types()
 }
 
 #[test]

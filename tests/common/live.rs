@@ -87,6 +87,19 @@ impl LiveDtrace {
         }
     }
 
+    /// `must_skip`, and also true (after printing why) when the kernel has no BTF, which
+    /// tests of kernel types need.
+    pub fn must_skip_without_kernel_types(&self) -> bool {
+        if self.must_skip() {
+            return true;
+        }
+        if !std::path::Path::new("/sys/kernel/btf/vmlinux").is_file() {
+            println!("skipping: the kernel has no /sys/kernel/btf/vmlinux");
+            return true;
+        }
+        false
+    }
+
     /// Runs `dtrace ARGUMENTS` to completion or to the deadline.
     pub fn run(&self, arguments: &[&str]) -> LiveOutcome {
         self.run_watching(arguments, None)
