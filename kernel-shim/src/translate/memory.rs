@@ -232,7 +232,7 @@ pub fn copy_memory_to_state(
 
 /// Reads the NUL-terminated string at the DIF address in `address` (r8 or r9): at most
 /// `bound` bytes (and at most the run-time bound in `runtime_bound`, a stack slot, when
-/// given), written with a NUL to `destination`. Leaves the length (without the NUL) in
+/// given: a value the kernel's verifier knows is at most `bound`), written with a NUL to `destination`. Leaves the length (without the NUL) in
 /// r0. Faults with `invalid address` when unreadable (NULL included).
 #[allow(clippy::too_many_arguments)]
 pub fn read_string(
@@ -250,10 +250,17 @@ pub fn read_string(
     code.load_constant(Reg::R2, bound as u64);
     code.mov(Reg::R3, address);
     code.bind(read);
-    // Clamp the span to the bounds, then allow for the NUL. The run-time bound comes
-    // first and the constant last: verifiers before Linux 6.8 or so learn nothing from
-    // comparing two registers, so only a final comparison with a constant bounds the
-    // size they check.
+    // Clamp the span to the bounds, then allow for the NUL. The constant comes first and
+    // the run-time bound last. Verifiers before Linux 6.8 or so learn nothing from
+    // comparing two registers, so the run-time bound must be one they know is at most
+    // `bound` (its callers clamp it with constants); newer ones learn from the comparison,
+    // and a constant clamp after it would be code they find dead and remove, each run
+    // with a pass over the whole program.
+    let clamped = code.label();
+    code.asm
+        .jmp_imm_to(JmpOp::Le, Reg::R2, bound as i32, clamped);
+    code.load_constant(Reg::R2, bound as u64);
+    code.bind(clamped);
     if let Some(slot) = runtime_bound {
         let within = code.label();
         code.emit(Insn::ldx_mem(MemSize::DW, Reg::R4, Reg::FP, slot));
@@ -261,11 +268,6 @@ pub fn read_string(
         code.emit(Insn::mov64_reg(Reg::R2, Reg::R4));
         code.bind(within);
     }
-    let clamped = code.label();
-    code.asm
-        .jmp_imm_to(JmpOp::Le, Reg::R2, bound as i32, clamped);
-    code.load_constant(Reg::R2, bound as u64);
-    code.bind(clamped);
     code.emit(Insn::add64_imm(Reg::R2, 1));
     match destination {
         StringDestination::State(offset) => code.state_pointer(Reg::R1, offset),
