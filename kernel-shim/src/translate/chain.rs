@@ -188,8 +188,10 @@ fn actions_per_subprogram(program: &CompiledProgram, statements: &[usize]) -> us
 /// Emits every callback `run_loop` asked for (callbacks may ask for more).
 fn emit_callbacks(code: &mut ProgramCode, layout: &ProgramLayout) {
     let mut index = 0;
-    while let Some((label, body)) = code.callback(index) {
-        code.bind(label);
+    while let Some(functions) = code.callback(index) {
+        code.emit_loop_caller(functions);
+        code.bind(functions.callback);
+        let body = functions.body;
         code.emit(Insn::ldx_mem(MemSize::DW, STATE, Reg::R2, 0));
         match body {
             LoopBody::MatchSubstring { reverse } => {

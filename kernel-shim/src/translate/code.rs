@@ -57,7 +57,17 @@ pub struct ProgramCode {
     fault_words: FaultWords,
     zero_guard: u32,
     /// The `bpf_loop` callbacks the code refers to, emitted after the chains.
-    callbacks: Vec<(Label, LoopBody)>,
+    callbacks: Vec<LoopFunctions>,
+}
+
+/// The two functions of one kind of loop (see [`ProgramCode::run_loop`]).
+#[derive(Debug, Clone, Copy)]
+pub struct LoopFunctions {
+    /// The subprogram that calls `bpf_loop`.
+    pub caller: Label,
+    /// The callback: one iteration.
+    pub callback: Label,
+    pub body: LoopBody,
 }
 
 impl ProgramCode {
@@ -327,32 +337,50 @@ impl ProgramCode {
     /// Calls `bpf_loop(r1, body, &work area pointer, 0)`: `body` runs r1 times unless it
     /// stops early. r1 must be the iteration count (at most 2^23; the kernel runs nothing
     /// for more). Clobbers r0–r5. Each body is emitted once per program, however often
-    /// it is used (see [`Self::callback`]).
+    /// it is used (see [`Self::callback`]), and so is the call to `bpf_loop` itself, in a
+    /// subprogram of its own: the kernel's verifier rewrites every `bpf_loop` call (it
+    /// inlines the loop), each rewrite with a pass over the whole program, so a call per
+    /// use would cost it time in the square of the number of uses.
     pub fn run_loop(&mut self, body: LoopBody) {
-        let label = match self
+        let caller = match self
             .callbacks
             .iter()
-            .find(|(_, existing)| *existing == body)
+            .find(|functions| functions.body == body)
         {
-            Some((label, _)) => *label,
+            Some(functions) => functions.caller,
             None => {
-                let label = self.label();
-                self.callbacks.push((label, body));
-                label
+                let functions = LoopFunctions {
+                    caller: self.label(),
+                    callback: self.label(),
+                    body,
+                };
+                self.callbacks.push(functions);
+                functions.caller
             }
         };
-        self.emit(Insn::stx_mem(MemSize::DW, Reg::FP, STATE, LOOP_CONTEXT));
-        self.asm.ld_function_address(Reg::R2, label);
+        self.emit(Insn::mov64_reg(Reg::R2, STATE));
+        self.asm.call_to(caller);
+    }
+
+    /// The `index`th loop [`Self::run_loop`] asked for; its functions are emitted by
+    /// [`Self::emit_loop_caller`] and the body's code, and callbacks may ask for more
+    /// while they are emitted.
+    pub fn callback(&self, index: usize) -> Option<LoopFunctions> {
+        self.callbacks.get(index).copied()
+    }
+
+    /// Emits the subprogram of `functions` that runs its loop: called with r1 = the
+    /// iteration count and r2 = the work area, it calls `bpf_loop` with the callback and,
+    /// as its context, a pointer to the work-area pointer kept in its own frame.
+    pub fn emit_loop_caller(&mut self, functions: LoopFunctions) {
+        self.bind(functions.caller);
+        self.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R2, LOOP_CONTEXT));
+        self.asm.ld_function_address(Reg::R2, functions.callback);
         self.emit(Insn::mov64_reg(Reg::R3, Reg::FP));
         self.emit(Insn::add64_imm(Reg::R3, LOOP_CONTEXT as i32));
         self.emit(Insn::mov64_imm(Reg::R4, 0));
         self.call(Helper::Loop);
-    }
-
-    /// The `index`th callback [`Self::run_loop`] asked for, with the label its code must
-    /// start at; callbacks may ask for more while they are emitted.
-    pub fn callback(&self, index: usize) -> Option<(Label, LoopBody)> {
-        self.callbacks.get(index).copied()
+        self.emit(Insn::exit());
     }
 
     /// Leaves a callback: 0 goes on with the next iteration, 1 stops the loop.
