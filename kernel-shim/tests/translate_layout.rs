@@ -248,9 +248,15 @@ fn programs_with_loop_callbacks_carry_their_functions() {
         .map(|function| function.name)
         .collect();
     assert_eq!(names[0], "dtrace_probe");
-    assert!(names[1..]
-        .iter()
-        .all(|name| name.starts_with("dtrace_loop_")));
+    // The loop's callback, and the subprogram that calls bpf_loop with it.
+    for (function, name) in translated.functions.iter().zip(&names).skip(1) {
+        let prefix = match function.kind {
+            FunctionKind::LoopCallback => "dtrace_loop_",
+            _ => "dtrace_function_",
+        };
+        assert!(name.starts_with(prefix), "{name}");
+    }
+    assert_eq!(names.len(), 3, "{names:?}");
     // A prologue moves every function but the entry.
     let shifted = translated
         .clone()

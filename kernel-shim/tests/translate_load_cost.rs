@@ -19,6 +19,9 @@ fn repeated_clause(statement: &str, count: usize) -> String {
 /// The statements the measurements repeat.
 const STRING_ROUND_TRIP: &str = r#"s["k"] = "v"; self->s = s["k"]; printf("%s\n", self->s); "#;
 const INDEX: &str = r#"x = index(probename, "re"); "#;
+const CASTS: &str = r#"a["x"] = arg0; self->t = arg1; y = (int8_t)a["x"] + (uint16_t)self->t;
+    z = (int)a["x"] * (unsigned int)self->t - (char)(a["x"] >> 3) + (uint64_t)(int32_t)self->t;
+    w = z < 0u ? (short)y : (long)(self->t / 3); "#;
 
 /// (translated instructions, instructions the kernel kept, verified instructions, load
 /// time in seconds) of `text`.
@@ -55,6 +58,7 @@ fn print_load_costs() {
     for (name, statement, counts) in [
         ("string round trip", STRING_ROUND_TRIP, &[20, 80, 120, 200][..]),
         ("index()", INDEX, &[20, 80, 120, 300, 600][..]),
+        ("casts", CASTS, &[10, 40, 80][..]),
     ] {
         if std::env::var("LOAD_COST_ONLY").is_ok_and(|only| !name.starts_with(&only)) {
             continue;

@@ -1,5 +1,5 @@
 //! A translated probe program: its instructions, the functions they form (the probe's
-//! chain, the ERROR subprogram it calls, the `bpf_loop` callbacks), and its loading. The
+//! chain, the subprograms it calls, the `bpf_loop` callbacks), and its loading. The
 //! kernel requires BTF function information (`func_info`) of a program with callbacks,
 //! so such a program is loaded together with a BTF blob typing its functions.
 
@@ -18,7 +18,8 @@ use crate::sys::{bpf_prog_load, AttachType, LoadError, ProgFd, ProgramLoadReques
 pub enum FunctionKind {
     /// The program's entry: the probe's ECB chain.
     Probe,
-    /// A subprogram it calls (the ERROR probe's clauses).
+    /// A subprogram it calls (the ERROR probe's clauses, a long clause's actions, a
+    /// loop's call to `bpf_loop`).
     Subprogram,
     /// A `bpf_loop` callback.
     LoopCallback,
@@ -116,7 +117,7 @@ impl TranslatedProgram {
                     name: if function.kind == FunctionKind::Probe {
                         "dtrace_probe".to_string()
                     } else {
-                        format!("dtrace_error_{}", function.start)
+                        format!("dtrace_function_{}", function.start)
                     },
                     parameters: vec![("context".to_string(), ParameterType::Pointer)],
                 },
