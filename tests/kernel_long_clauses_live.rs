@@ -30,7 +30,12 @@ fn a_clause_of_two_hundred_string_round_trips_loads_and_prints_them() {
     let outcome = DTRACE.run(&["-q", "-n", &program]);
     assert_eq!(outcome.status, Some(0), "stderr: {}", outcome.stderr);
     let expected: String = (0..200).map(|index| format!("v{index}\n")).collect();
-    assert_eq!(outcome.stdout, format!("{expected}\n"), "stderr: {}", outcome.stderr);
+    assert_eq!(
+        outcome.stdout,
+        format!("{expected}\n"),
+        "stderr: {}",
+        outcome.stderr
+    );
 }
 
 #[test]
@@ -39,9 +44,14 @@ fn a_clause_of_three_hundred_index_calls_loads_and_computes_them() {
         return;
     }
     let statements: String = (0..300)
-        .map(|index| format!("n += index(\"needle in a haystack\", \"{}\");\n", ["hay", "in", "zz"][index % 3]))
+        .map(|index| {
+            format!(
+                "n += index(\"needle in a haystack\", \"{}\");\n",
+                ["hay", "in", "zz"][index % 3]
+            )
+        })
         .collect();
-    let program = format!("BEGIN {{\n{statements}printf(\"%d\\n\", n);\nexit(0);\n}}");
+    let program = format!("BEGIN {{\nn = 0;\n{statements}printf(\"%d\\n\", n);\nexit(0);\n}}");
     let outcome = DTRACE.run(&["-q", "-n", &program]);
     assert_eq!(outcome.status, Some(0), "stderr: {}", outcome.stderr);
     // hay at 12, in at 7, zz absent (−1): 100 of each.

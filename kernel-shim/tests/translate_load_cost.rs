@@ -45,7 +45,12 @@ fn load_cost(text: &str) -> (usize, u32, u64, f64) {
         .nth(1)
         .and_then(|count| count.parse().ok())
         .unwrap_or_else(|| panic!("no instruction count in the verifier log:\n{log}"));
-    let kept = run.program.info().expect("program information").translated_length / 8;
+    let kept = run
+        .program
+        .info()
+        .expect("program information")
+        .translated_length
+        / 8;
     (run.instructions.len(), kept, processed, seconds)
 }
 
@@ -56,7 +61,11 @@ fn print_load_costs() {
         return;
     }
     for (name, statement, counts) in [
-        ("string round trip", STRING_ROUND_TRIP, &[20, 80, 120, 200][..]),
+        (
+            "string round trip",
+            STRING_ROUND_TRIP,
+            &[20, 80, 120, 200][..],
+        ),
         ("index()", INDEX, &[20, 80, 120, 300, 600][..]),
         ("casts", CASTS, &[10, 40, 80][..]),
     ] {
@@ -64,8 +73,7 @@ fn print_load_costs() {
             continue;
         }
         for &count in counts {
-            let (size, kept, processed, seconds) =
-                load_cost(&repeated_clause(statement, count));
+            let (size, kept, processed, seconds) = load_cost(&repeated_clause(statement, count));
             println!(
                 "{name:>18} ×{count:<4} {size:>7} insns {kept:>7} kept {processed:>8} verified \
                  {seconds:>7.3} s"
@@ -79,7 +87,7 @@ fn print_load_costs() {
 fn dump_dead() {
     let program = compile_d(&repeated_clause(
         &std::env::var("STMT").unwrap_or(STRING_ROUND_TRIP.to_string()),
-        2,
+        std::env::var("COUNT").map_or(2, |count| count.parse().unwrap()),
     ));
     let run = load_kernel_logged(
         &program,

@@ -163,6 +163,7 @@ pub fn translate(
         emit_action_subprogram(&mut code, &probe_context, subprogram)?;
     }
     emit_callbacks(&mut code, layout);
+    code.emit_lookup_functions();
     Ok(TranslatedProgram::new(prune_unreachable(
         fold_known_branches(code.finish()?),
     )))

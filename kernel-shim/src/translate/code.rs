@@ -58,6 +58,8 @@ pub struct ProgramCode {
     zero_guard: u32,
     /// The `bpf_loop` callbacks the code refers to, emitted after the chains.
     callbacks: Vec<LoopFunctions>,
+    /// The map-lookup subprograms the code calls (by map), emitted after the callbacks.
+    lookups: Vec<(Label, i32)>,
 }
 
 /// The two functions of one kind of loop (see [`ProgramCode::run_loop`]).
@@ -83,6 +85,7 @@ impl ProgramCode {
             },
             zero_guard: layout.state.zero_guard,
             callbacks: Vec::new(),
+            lookups: Vec::new(),
         }
     }
 
@@ -269,14 +272,40 @@ impl ProgramCode {
         self.bind(fine);
     }
 
+    /// r0 = `bpf_map_lookup_elem(map, r2)`: the value of the key r2 points to in the map
+    /// whose descriptor is `map`, or NULL. Clobbers r1–r5. The lookup is made in a
+    /// subprogram, one per map and program: the kernel's verifier inlines every lookup in
+    /// a map that lets it, each with a pass over the whole program, so a lookup per use
+    /// would cost it time in the square of the number of uses.
+    pub fn map_lookup(&mut self, map: i32) {
+        let label = match self.lookups.iter().find(|(_, fd)| *fd == map) {
+            Some((label, _)) => *label,
+            None => {
+                let label = self.label();
+                self.lookups.push((label, map));
+                label
+            }
+        };
+        self.asm.call_to(label);
+    }
+
+    /// Emits the subprograms [`Self::map_lookup`] calls.
+    pub fn emit_lookup_functions(&mut self) {
+        for (label, map) in std::mem::take(&mut self.lookups) {
+            self.bind(label);
+            self.emit_all(&Insn::ld_map_fd(Reg::R1, map));
+            self.call(Helper::MapLookupElem);
+            self.emit(Insn::exit());
+        }
+    }
+
     /// Adds 1 to per-CPU counter `counter` (clobbers r0–r5).
     pub fn count(&mut self, counter: usize) {
         let skip = self.label();
         self.emit(Insn::st_mem(MemSize::W, Reg::FP, MAP_KEY, 0));
-        self.emit_all(&Insn::ld_map_fd(Reg::R1, self.maps.counters));
         self.emit(Insn::mov64_reg(Reg::R2, Reg::FP));
         self.emit(Insn::add64_imm(Reg::R2, MAP_KEY as i32));
-        self.call(Helper::MapLookupElem);
+        self.map_lookup(self.maps.counters);
         self.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, skip);
         self.emit(Insn::mov64_imm(Reg::R1, 1));
         self.emit(Insn::atomic(

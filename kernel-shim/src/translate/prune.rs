@@ -181,10 +181,7 @@ mod tests {
             Insn::exit(),
         ];
         let pruned = prune_unreachable(program.clone());
-        assert_eq!(
-            pruned,
-            vec![program[0], program[5], program[6], program[7]]
-        );
+        assert_eq!(pruned, vec![program[0], program[5], program[6], program[7]]);
     }
 
     #[test]
