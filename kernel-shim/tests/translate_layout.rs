@@ -248,15 +248,31 @@ fn programs_with_loop_callbacks_carry_their_functions() {
         .map(|function| function.name)
         .collect();
     assert_eq!(names[0], "dtrace_probe");
-    // The loop's callback, and the subprogram that calls bpf_loop with it.
+    // The loop's callback, the global function that calls bpf_loop with it, and the
+    // subprograms of map lookups.
     for (function, name) in translated.functions.iter().zip(&names).skip(1) {
         let prefix = match function.kind {
             FunctionKind::LoopCallback => "dtrace_loop_",
+            FunctionKind::LoopCaller => "dtrace_loop_caller_",
             _ => "dtrace_function_",
         };
         assert!(name.starts_with(prefix), "{name}");
     }
-    assert_eq!(names.len(), 3, "{names:?}");
+    let kinds = |kind| {
+        translated
+            .functions
+            .iter()
+            .filter(|function| function.kind == kind)
+            .count()
+    };
+    assert_eq!(kinds(FunctionKind::LoopCallback), 1, "{names:?}");
+    assert_eq!(kinds(FunctionKind::LoopCaller), 1, "{names:?}");
+    let types = translated.function_types();
+    let caller = types
+        .iter()
+        .find(|function| function.name.starts_with("dtrace_loop_caller_"))
+        .unwrap();
+    assert!(caller.global);
     // A prologue moves every function but the entry.
     let shifted = translated
         .clone()

@@ -164,9 +164,10 @@ pub fn translate(
     }
     emit_callbacks(&mut code, layout);
     code.emit_lookup_functions();
-    Ok(TranslatedProgram::new(prune_unreachable(
-        fold_known_branches(code.finish()?),
-    )))
+    Ok(TranslatedProgram::new(
+        prune_unreachable(fold_known_branches(code.finish()?)),
+        layout.state.size,
+    ))
 }
 
 /// The most actions a long clause's subprograms hold (see `statement::emit_statement`):

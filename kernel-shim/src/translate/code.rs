@@ -400,9 +400,16 @@ impl ProgramCode {
 
     /// Emits the subprogram of `functions` that runs its loop: called with r1 = the
     /// iteration count and r2 = the work area, it calls `bpf_loop` with the callback and,
-    /// as its context, a pointer to the work-area pointer kept in its own frame.
+    /// as its context, a pointer to the work-area pointer kept in its own frame. It is
+    /// loaded as a global function (see `program`), whose pointer parameter the verifier
+    /// takes to be possibly NULL.
     pub fn emit_loop_caller(&mut self, functions: LoopFunctions) {
+        let run = self.label();
         self.bind(functions.caller);
+        self.asm.jmp_imm_to(JmpOp::Ne, Reg::R2, 0, run);
+        self.emit(Insn::mov64_imm(Reg::R0, 0));
+        self.emit(Insn::exit());
+        self.bind(run);
         self.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R2, LOOP_CONTEXT));
         self.asm.ld_function_address(Reg::R2, functions.callback);
         self.emit(Insn::mov64_reg(Reg::R3, Reg::FP));

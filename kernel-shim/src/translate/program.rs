@@ -23,6 +23,10 @@ pub enum FunctionKind {
     Subprogram,
     /// A `bpf_loop` callback.
     LoopCallback,
+    /// The subprogram that calls `bpf_loop` with a callback (see `code::run_loop`): a
+    /// global function, given the iteration count and the work area, which the kernel's
+    /// verifier checks once (and its callback with it) rather than at every call.
+    LoopCaller,
 }
 
 /// One function: where it starts (an instruction slot) and what it is.
@@ -38,12 +42,15 @@ pub struct TranslatedProgram {
     pub instructions: Vec<Insn>,
     /// In instruction order, the entry first.
     pub functions: Vec<ProgramFunction>,
+    /// The bytes of the work area, which loop callers are handed.
+    pub work_area_size: u32,
 }
 
 impl TranslatedProgram {
     /// Finds the functions of `instructions` as the kernel does: the entry, and every
-    /// target of a local call or of a function-address load.
-    pub fn new(instructions: Vec<Insn>) -> TranslatedProgram {
+    /// target of a local call or of a function-address load; a subprogram that loads a
+    /// function's address is a loop caller, handed a work area of `work_area_size` bytes.
+    pub fn new(instructions: Vec<Insn>, work_area_size: u32) -> TranslatedProgram {
         let mut functions = vec![ProgramFunction {
             start: 0,
             kind: FunctionKind::Probe,
@@ -70,9 +77,24 @@ impl TranslatedProgram {
             slot += if instruction.is_ld_imm64() { 2 } else { 1 };
         }
         functions.sort_by_key(|function| function.start);
+        let ends: Vec<usize> = functions
+            .iter()
+            .skip(1)
+            .map(|function| function.start)
+            .chain([instructions.len()])
+            .collect();
+        for (function, end) in functions.iter_mut().zip(ends) {
+            let loads_function = instructions[function.start..end]
+                .iter()
+                .any(|instruction| instruction.is_ld_imm64() && instruction.src == BPF_PSEUDO_FUNC);
+            if function.kind == FunctionKind::Subprogram && loads_function {
+                function.kind = FunctionKind::LoopCaller;
+            }
+        }
         TranslatedProgram {
             instructions,
             functions,
+            work_area_size,
         }
     }
 
@@ -97,6 +119,7 @@ impl TranslatedProgram {
         TranslatedProgram {
             instructions,
             functions,
+            work_area_size: self.work_area_size,
         }
     }
 
@@ -120,6 +143,7 @@ impl TranslatedProgram {
                         format!("dtrace_function_{}", function.start)
                     },
                     parameters: vec![("context".to_string(), ParameterType::Pointer)],
+                    global: false,
                 },
                 FunctionKind::LoopCallback => {
                     callbacks += 1;
@@ -129,8 +153,20 @@ impl TranslatedProgram {
                             ("index".to_string(), ParameterType::Long),
                             ("context".to_string(), ParameterType::Pointer),
                         ],
+                        global: false,
                     }
                 }
+                FunctionKind::LoopCaller => FunctionType {
+                    name: format!("dtrace_loop_caller_{}", function.start),
+                    parameters: vec![
+                        ("count".to_string(), ParameterType::Long),
+                        (
+                            "work_area".to_string(),
+                            ParameterType::Memory(self.work_area_size),
+                        ),
+                    ],
+                    global: true,
+                },
             })
             .collect()
     }
