@@ -248,12 +248,13 @@ fn programs_with_loop_callbacks_carry_their_functions() {
         .map(|function| function.name)
         .collect();
     assert_eq!(names[0], "dtrace_probe");
-    // The loop's callback, the global function that calls bpf_loop with it, and the
-    // subprograms of map lookups.
+    // The loop's callback, the global function that calls bpf_loop with it, the
+    // address decoder the string reads call, and the subprograms of map lookups.
     for (function, name) in translated.functions.iter().zip(&names).skip(1) {
         let prefix = match function.kind {
             FunctionKind::LoopCallback => "dtrace_loop_",
             FunctionKind::LoopCaller => "dtrace_loop_caller_",
+            FunctionKind::AddressDecoder => "dtrace_decode_address",
             _ => "dtrace_function_",
         };
         assert!(name.starts_with(prefix), "{name}");
@@ -267,6 +268,7 @@ fn programs_with_loop_callbacks_carry_their_functions() {
     };
     assert_eq!(kinds(FunctionKind::LoopCallback), 1, "{names:?}");
     assert_eq!(kinds(FunctionKind::LoopCaller), 1, "{names:?}");
+    assert_eq!(kinds(FunctionKind::AddressDecoder), 1, "{names:?}");
     let types = translated.function_types();
     let caller = types
         .iter()

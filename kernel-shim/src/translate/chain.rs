@@ -26,6 +26,7 @@ use super::context::{arguments_read, ContextKind};
 use super::error::TranslateError;
 use super::fold::fold_known_branches;
 use super::loops::LoopBody;
+use super::memory::emit_address_decoder;
 use super::nesting::{emit_work_area_claim, NestingFootprint};
 use super::program::TranslatedProgram;
 use super::prune::prune_unreachable;
@@ -164,9 +165,13 @@ pub fn translate(
     }
     emit_callbacks(&mut code, layout);
     code.emit_lookup_functions();
+    emit_address_decoder(&mut code, layout);
+    let (instructions, mut global_starts) = code.finish()?;
+    let instructions = prune_unreachable(fold_known_branches(instructions), &mut global_starts);
     Ok(TranslatedProgram::new(
-        prune_unreachable(fold_known_branches(code.finish()?)),
+        instructions,
         layout.state.size,
+        &global_starts,
     ))
 }
 

@@ -60,6 +60,10 @@ pub struct ProgramCode {
     callbacks: Vec<LoopFunctions>,
     /// The map-lookup subprograms the code calls (by map), emitted after the callbacks.
     lookups: Vec<(Label, i32)>,
+    /// The address decoder (see `memory`), once the code calls it.
+    decoder: Option<Label>,
+    /// Where the global functions other than loop callers start (see `program`).
+    global_starts: Vec<usize>,
 }
 
 /// The two functions of one kind of loop (see [`ProgramCode::run_loop`]).
@@ -86,6 +90,8 @@ impl ProgramCode {
             zero_guard: layout.state.zero_guard,
             callbacks: Vec::new(),
             lookups: Vec::new(),
+            decoder: None,
+            global_starts: Vec::new(),
         }
     }
 
@@ -94,9 +100,12 @@ impl ProgramCode {
         &self.maps
     }
 
-    /// The assembled instructions.
-    pub fn finish(self) -> Result<Vec<Insn>, AssembleError> {
-        self.asm.finish()
+    /// The assembled instructions, and where the global functions bound with
+    /// [`Self::bind_global`] start in them.
+    pub fn finish(self) -> Result<(Vec<Insn>, Vec<usize>), AssembleError> {
+        let mut global_starts = self.global_starts;
+        let instructions = self.asm.finish_moving(&mut global_starts)?;
+        Ok((instructions, global_starts))
     }
 
     pub fn emit(&mut self, instruction: Insn) {
@@ -287,6 +296,30 @@ impl ProgramCode {
             }
         };
         self.asm.call_to(label);
+    }
+
+    /// The label of the address decoder, which the chain emits after the other functions
+    /// when the code has asked for it.
+    pub fn decoder(&mut self) -> Label {
+        match self.decoder {
+            Some(label) => label,
+            None => {
+                let label = self.label();
+                self.decoder = Some(label);
+                label
+            }
+        }
+    }
+
+    /// Whether the code calls the address decoder.
+    pub fn calls_decoder(&self) -> bool {
+        self.decoder.is_some()
+    }
+
+    /// Starts the global function at `label` here.
+    pub fn bind_global(&mut self, label: Label) {
+        self.global_starts.push(self.asm.position());
+        self.bind(label);
     }
 
     /// Emits the subprograms [`Self::map_lookup`] calls.

@@ -1,7 +1,8 @@
 //! A translated probe program: its instructions, the functions they form (the probe's
 //! chain, the subprograms it calls, the `bpf_loop` callbacks), and its loading. The
-//! kernel requires BTF function information (`func_info`) of a program with callbacks,
-//! so such a program is loaded together with a BTF blob typing its functions.
+//! kernel requires BTF function information (`func_info`) of a program with callbacks or
+//! global functions (the loop callers and the address decoder), so such a program is
+//! loaded together with a BTF blob typing its functions.
 
 use std::os::fd::AsFd;
 
@@ -27,6 +28,8 @@ pub enum FunctionKind {
     /// global function, given the iteration count and the work area, which the kernel's
     /// verifier checks once (and its callback with it) rather than at every call.
     LoopCaller,
+    /// The address decoder (see `memory`), a global function the verifier checks once.
+    AddressDecoder,
 }
 
 /// One function: where it starts (an instruction slot) and what it is.
@@ -49,8 +52,13 @@ pub struct TranslatedProgram {
 impl TranslatedProgram {
     /// Finds the functions of `instructions` as the kernel does: the entry, and every
     /// target of a local call or of a function-address load; a subprogram that loads a
-    /// function's address is a loop caller, handed a work area of `work_area_size` bytes.
-    pub fn new(instructions: Vec<Insn>, work_area_size: u32) -> TranslatedProgram {
+    /// function's address is a loop caller, handed a work area of `work_area_size` bytes,
+    /// and the one starting at a slot of `decoder_starts` the address decoder.
+    pub fn new(
+        instructions: Vec<Insn>,
+        work_area_size: u32,
+        decoder_starts: &[usize],
+    ) -> TranslatedProgram {
         let mut functions = vec![ProgramFunction {
             start: 0,
             kind: FunctionKind::Probe,
@@ -90,6 +98,10 @@ impl TranslatedProgram {
             if function.kind == FunctionKind::Subprogram && loads_function {
                 function.kind = FunctionKind::LoopCaller;
             }
+            if function.kind == FunctionKind::Subprogram && decoder_starts.contains(&function.start)
+            {
+                function.kind = FunctionKind::AddressDecoder;
+            }
         }
         TranslatedProgram {
             instructions,
@@ -123,11 +135,15 @@ impl TranslatedProgram {
         }
     }
 
-    /// Whether the kernel needs the functions' BTF to load the program.
+    /// Whether the kernel needs the functions' BTF to load the program: callbacks and
+    /// global functions must have it.
     pub fn needs_function_info(&self) -> bool {
-        self.functions
-            .iter()
-            .any(|function| function.kind == FunctionKind::LoopCallback)
+        self.functions.iter().any(|function| {
+            matches!(
+                function.kind,
+                FunctionKind::LoopCallback | FunctionKind::AddressDecoder
+            )
+        })
     }
 
     /// The BTF types of the functions, in order.
@@ -164,6 +180,19 @@ impl TranslatedProgram {
                             "work_area".to_string(),
                             ParameterType::Memory(self.work_area_size),
                         ),
+                    ],
+                    global: true,
+                },
+                FunctionKind::AddressDecoder => FunctionType {
+                    name: "dtrace_decode_address".to_string(),
+                    parameters: vec![
+                        ("address".to_string(), ParameterType::Long),
+                        (
+                            "work_area".to_string(),
+                            ParameterType::Memory(self.work_area_size),
+                        ),
+                        ("extent".to_string(), ParameterType::Long),
+                        ("restricted".to_string(), ParameterType::Long),
                     ],
                     global: true,
                 },

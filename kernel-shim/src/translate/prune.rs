@@ -94,8 +94,8 @@ fn drop_no_op_jumps(instructions: &[Insn], kept: &mut [bool]) {
 
 /// `instructions` without the unreachable ones and the no-op jumps (which the kernel
 /// would remove one at a time, each with a pass over the whole program), with distances
-/// fixed.
-pub fn prune_unreachable(instructions: Vec<Insn>) -> Vec<Insn> {
+/// fixed; the slots in `kept_starts` (functions' starts) become their new positions.
+pub fn prune_unreachable(instructions: Vec<Insn>, kept_starts: &mut [usize]) -> Vec<Insn> {
     let count = instructions.len();
     let mut reachable = vec![false; count];
     let mut work = vec![0usize];
@@ -129,6 +129,9 @@ pub fn prune_unreachable(instructions: Vec<Insn>) -> Vec<Insn> {
         }
     }
     positions[count] = kept;
+    for start in kept_starts.iter_mut() {
+        *start = positions[(*start).min(count)];
+    }
     let mut pruned = Vec::with_capacity(kept);
     let mut index = 0;
     while index < count {
@@ -180,7 +183,7 @@ mod tests {
             Insn::mov64_imm(Reg::R0, 2),
             Insn::exit(),
         ];
-        let pruned = prune_unreachable(program.clone());
+        let pruned = prune_unreachable(program.clone(), &mut []);
         assert_eq!(pruned, vec![program[0], program[5], program[6], program[7]]);
     }
 
@@ -194,7 +197,7 @@ mod tests {
             Insn::mov64_imm(Reg::R0, 2),
             Insn::exit(),
         ];
-        let pruned = prune_unreachable(program.clone());
+        let pruned = prune_unreachable(program.clone(), &mut []);
         // Slot 2 is unreachable; the first `ja` then skips nothing, the second still
         // skips `r0 = 2`.
         assert_eq!(
