@@ -53,7 +53,8 @@ pub enum StringDestination {
 /// Sets `dst` to a real address from which `size` bytes can be read for the DIF
 /// address in `address` (which must be r8 or r9 and is kept), faulting with `invalid
 /// address` (reporting the DIF address) when a tagged address is out of its area or
-/// when `access` forbids the memory. Clobbers r1 and r2; `dst` is r3, r4 or r5.
+/// when `access` forbids the memory. The address is a number, fit only for the read
+/// helpers' source argument. Clobbers r0–r5; `dst` is r3, r4 or r5.
 pub fn resolve_address(
     code: &mut ProgramCode,
     cx: &StatementContext<'_>,
