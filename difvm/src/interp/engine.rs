@@ -186,7 +186,9 @@ struct CpuState {
 enum Destination {
     Principal,
     Speculation(usize),
-    /// `speculate()` of 0 or of an inactive speculation: the data is thrown away.
+    /// `speculate()` found no room for the record: of 0, of an inactive speculation, or
+    /// of a full one. As DTrace's `dtrace_probe()` flags a drop there, which ends the
+    /// action loop, the rest of the clause does not run and nothing is recorded.
     Dropped,
 }
 
@@ -574,6 +576,9 @@ impl Runtime {
             difo_ordinal: 0,
         };
         for action in &statement.actions {
+            if progress.destination == Destination::Dropped {
+                return;
+            }
             if let Err(fault) =
                 self.run_action(setup, action, &identity, context, &mut progress, outcome)
             {
@@ -695,11 +700,14 @@ impl Runtime {
                 outcome.exit_requested = true;
             }
             ActionKind::Speculate => {
+                let length = progress.record.len() as u64;
                 progress.destination = match speculations
                     .index_of(first_value)
                     .map_err(DifFault::outside_code)?
                 {
-                    Some(index) if speculations.is_active(index) => Destination::Speculation(index),
+                    Some(index) if speculations.reserve(index, context.cpu(), length) => {
+                        Destination::Speculation(index)
+                    }
                     _ => Destination::Dropped,
                 };
             }

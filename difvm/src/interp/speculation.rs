@@ -105,29 +105,40 @@ impl SpeculationTable {
         Ok(Some(id as usize - 1))
     }
 
-    /// Whether speculation `index` is allocated.
-    pub fn is_active(&self, index: usize) -> bool {
-        self.speculations
-            .get(index)
-            .is_some_and(|speculation| speculation.state == State::Active)
+    /// `speculate()` on `cpu` of a clause whose record is `length` bytes: whether
+    /// speculation `index` is active and its buffer on `cpu` has room for the record.
+    /// DTrace reserves the room at the `speculate()`, so a full buffer counts a
+    /// speculative drop there.
+    pub fn reserve(&mut self, index: usize, cpu: u32, length: u64) -> bool {
+        let size_per_cpu = self.size_per_cpu;
+        let Some(speculation) = self.speculations.get(index) else {
+            return false;
+        };
+        if speculation.state != State::Active {
+            return false;
+        }
+        let used = speculation.buffers.get(&cpu).map_or(0, Vec::len) as u64;
+        if used + length > size_per_cpu {
+            self.drops += 1;
+            return false;
+        }
+        true
     }
 
-    /// Appends a record to speculation `index` on `cpu`; a full buffer counts a
-    /// speculative drop. Records for inactive speculations vanish.
+    /// Appends a record to speculation `index` on `cpu`, which [`Self::reserve`] found
+    /// room for. Records for speculations no longer active vanish.
     pub fn append(&mut self, index: usize, cpu: u32, record: &[u8]) {
-        let size_per_cpu = self.size_per_cpu;
         let Some(speculation) = self.speculations.get_mut(index) else {
             return;
         };
         if speculation.state != State::Active {
             return;
         }
-        let buffer = speculation.buffers.entry(cpu).or_default();
-        if buffer.len() as u64 + record.len() as u64 > size_per_cpu {
-            self.drops += 1;
-            return;
-        }
-        buffer.extend_from_slice(record);
+        speculation
+            .buffers
+            .entry(cpu)
+            .or_default()
+            .extend_from_slice(record);
     }
 
     /// `commit()`: frees speculation `index` and returns its records per CPU.
@@ -204,15 +215,18 @@ mod tests {
             table.index_of(3).unwrap_err().code,
             FaultCode::IllegalOperation
         );
-        table.append(0, 0, &[1; 8]);
-        table.append(0, 1, &[2; 8]);
-        table.append(0, 0, &[3; 8]);
-        table.append(0, 0, &[4; 8]);
+        for (cpu, byte) in [(0, 1), (1, 2), (0, 3)] {
+            assert!(table.reserve(0, cpu, 8));
+            table.append(0, cpu, &[byte; 8]);
+        }
+        assert!(!table.reserve(0, 0, 8), "no room left on CPU 0");
         assert_eq!(table.drops(), 1);
+        assert!(!table.reserve(1, 0, 8), "speculation 2 is not active");
+        assert_eq!(table.drops(), 1, "an inactive speculation is no drop");
         let committed = table.commit(0);
         assert_eq!(committed[&0], [[1u8; 8], [3u8; 8]].concat());
         assert_eq!(committed[&1], vec![2u8; 8]);
-        assert!(!table.is_active(0));
+        assert!(!table.reserve(0, 0, 0), "committed: free again");
         assert_eq!(table.allocate(0), 1);
         table.append(1, 0, &[5; 8]);
         table.discard(1, 0, 0);

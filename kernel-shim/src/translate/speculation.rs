@@ -1,6 +1,7 @@
 //! Speculations: `speculation()` claims a free speculation with a compare-and-exchange on
 //! its state word in the globals value; `speculate(id)` redirects the clause's record to
-//! the CPU's buffer of that speculation (a full buffer counts a speculative drop);
+//! the CPU's buffer of that speculation, or ends the clause when it cannot (an id of 0,
+//! an inactive speculation, or a full buffer, which counts a speculative drop);
 //! `commit(id)` marks it for the end of the clause, when every CPU's buffer is written to
 //! the principal buffer (one perf sample per CPU holding whole records) and the
 //! speculation is freed; `discard(id)` empties it (unless the clause already committed
@@ -25,8 +26,6 @@ use crate::map_layout::{
     COUNTER_SPECULATIVE_DROPS,
 };
 
-/// Destination word value meaning "the record goes nowhere".
-pub const DESTINATION_DROPPED: i32 = -1;
 /// Most (speculation × CPU) buffers a commit or discard is unrolled over.
 const MAX_UNROLLED_BUFFERS: u32 = 256;
 
@@ -124,27 +123,55 @@ fn speculation_id(code: &mut ProgramCode, cx: &StatementContext<'_>, none: crate
     );
 }
 
-/// `speculate(id)`: sets the clause's destination.
-pub fn speculate(code: &mut ProgramCode, cx: &StatementContext<'_>) -> Result<(), TranslateError> {
-    require_speculations(cx)?;
+/// `speculate(id)`: sets the clause's destination. As DTrace's `speculate()` reserves
+/// the record's room in the speculation buffer there, an id of 0, a speculation that is
+/// not active (free, or discarded) or one whose buffer on this CPU lacks room for the
+/// record (`record_length`, when the statement records; a speculative drop) ends the
+/// clause at `dropped_exit`: nothing is recorded and the rest of the clause does not run.
+pub fn speculate(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    record_length: Option<u32>,
+) -> Result<(), TranslateError> {
+    let fd = require_speculations(cx)?;
     let destination = cx.layout().state.destination;
-    let dropped = code.label();
-    let done = code.label();
+    let dropped = cx.dropped_exit;
     speculation_id(code, cx, dropped);
-    // A speculation that is not active (free, or discarded) drops the data too.
-    code.emit(Insn::mov64_reg(Reg::R2, Reg::R1));
-    code.alu_imm(AluOp::Sub, Reg::R2, 1);
+    code.emit(Insn::mov64_reg(SAVED_0, Reg::R1));
+    code.alu_imm(AluOp::Sub, SAVED_0, 1);
+    code.emit(Insn::mov64_reg(Reg::R2, SAVED_0));
     code.alu_imm(AluOp::Lsh, Reg::R2, 3);
     code.globals_pointer(Reg::R3, cx.layout().globals.speculation_states);
     code.alu_reg(AluOp::Add, Reg::R3, Reg::R2);
     code.emit(Insn::ldx_mem(MemSize::DW, Reg::R3, Reg::R3, 0));
     code.asm
         .jmp_imm_to(JmpOp::Ne, Reg::R3, STATE_ACTIVE, dropped);
-    code.store_state(destination, Reg::R1);
-    code.asm.ja_to(done);
-    code.bind(dropped);
-    code.store_state_imm(destination, DESTINATION_DROPPED);
-    code.bind(done);
+    if let Some(length) = record_length {
+        // This CPU's buffer: key = index × cpus + cpu.
+        code.call(Helper::GetSmpProcessorId);
+        code.emit(Insn::mov64_reg(Reg::R1, SAVED_0));
+        code.alu_imm(AluOp::Mul, Reg::R1, cx.layout().options.cpu_count as i32);
+        code.alu_reg(AluOp::Add, Reg::R1, Reg::R0);
+        code.emit(Insn::stx_mem(MemSize::W, Reg::FP, Reg::R1, MAP_KEY));
+        code.emit_all(&Insn::ld_map_fd(Reg::R1, fd));
+        code.emit(Insn::mov64_reg(Reg::R2, Reg::FP));
+        code.emit(Insn::add64_imm(Reg::R2, MAP_KEY as i32));
+        code.call(Helper::MapLookupElem);
+        code.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, dropped);
+        let fits = code.label();
+        let specsize = cx.layout().options.speculation_size;
+        if length <= specsize {
+            code.emit(Insn::ldx_mem(MemSize::DW, Reg::R1, Reg::R0, 0));
+            code.asm
+                .jmp_imm_to(JmpOp::Le, Reg::R1, (specsize - length) as i32, fits);
+        }
+        code.count(COUNTER_SPECULATIVE_DROPS);
+        code.asm.ja_to(dropped);
+        code.bind(fits);
+    }
+    code.alu_imm(AluOp::Add, SAVED_0, 1);
+    code.store_state(destination, SAVED_0);
+    code.emit(Insn::mov64_imm(SAVED_0, 0));
     Ok(())
 }
 
