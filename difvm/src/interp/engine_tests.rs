@@ -677,18 +677,29 @@ fn speculation_limits_and_bad_ids() {
             )],
             0,
         ),
+        statement(
+            None,
+            vec![action(
+                ActionKind::Commit,
+                vec![value(speculation_id(), None)],
+            )],
+            0,
+        ),
     ];
-    let mut engine = engine_with(statements, &[70, 71, 72, 73, 74], Vec::new(), options);
+    let mut engine = engine_with(statements, &[70, 71, 72, 73, 74, 75], Vec::new(), options);
     engine.fire(70, &context());
     engine.fire(74, &context());
     assert_eq!(engine.drops().speculation_unavailable, 1, "nspec is 1");
     engine.fire(71, &context());
     engine.fire(71, &context());
+    assert_eq!(engine.drops().speculative, 0, "reported at the commit");
+    engine.fire(75, &context());
     assert_eq!(
         engine.drops().speculative,
         1,
         "specsize holds one 16-byte record"
     );
+    engine.take_buffer(0);
     engine.fire(72, &context());
     assert_eq!(
         split_records(&engine.take_buffer(0), &[(1, 0), (5, 0)]).len(),

@@ -31,6 +31,9 @@ struct Speculation {
     state: State,
     /// Speculated records per CPU.
     buffers: BTreeMap<u32, Vec<u8>>,
+    /// Speculative drops not yet reported: DTrace reports them when the speculation is
+    /// committed and forgets them when it is discarded.
+    drops: u64,
 }
 
 /// All speculations of an engine and their counters.
@@ -108,10 +111,10 @@ impl SpeculationTable {
     /// `speculate()` on `cpu` of a clause whose record is `length` bytes: whether
     /// speculation `index` is active and its buffer on `cpu` has room for the record.
     /// DTrace reserves the room at the `speculate()`, so a full buffer counts a
-    /// speculative drop there.
+    /// speculative drop there, reported when the speculation is committed.
     pub fn reserve(&mut self, index: usize, cpu: u32, length: u64) -> bool {
         let size_per_cpu = self.size_per_cpu;
-        let Some(speculation) = self.speculations.get(index) else {
+        let Some(speculation) = self.speculations.get_mut(index) else {
             return false;
         };
         if speculation.state != State::Active {
@@ -119,7 +122,7 @@ impl SpeculationTable {
         }
         let used = speculation.buffers.get(&cpu).map_or(0, Vec::len) as u64;
         if used + length > size_per_cpu {
-            self.drops += 1;
+            speculation.drops += 1;
             return false;
         }
         true
@@ -141,11 +144,13 @@ impl SpeculationTable {
             .extend_from_slice(record);
     }
 
-    /// `commit()`: frees speculation `index` and returns its records per CPU.
+    /// `commit()`: frees speculation `index`, reports its drops and returns its records
+    /// per CPU.
     pub fn commit(&mut self, index: usize) -> BTreeMap<u32, Vec<u8>> {
         match self.speculations.get_mut(index) {
             Some(speculation) if speculation.state == State::Active => {
                 speculation.state = State::Inactive;
+                self.drops += std::mem::take(&mut speculation.drops);
                 std::mem::take(&mut speculation.buffers)
             }
             _ => BTreeMap::new(),
@@ -179,6 +184,7 @@ impl SpeculationTable {
             State::Discarding { since: now }
         };
         speculation.buffers.clear();
+        speculation.drops = 0;
     }
 
     /// Failed `speculation()` calls (no speculative buffer available).
@@ -191,7 +197,8 @@ impl SpeculationTable {
         self.busy
     }
 
-    /// Records dropped because a speculation buffer was full.
+    /// Records dropped because a speculation buffer was full, in speculations since
+    /// committed.
     pub fn drops(&self) -> u64 {
         self.drops
     }
@@ -220,21 +227,27 @@ mod tests {
             table.append(0, cpu, &[byte; 8]);
         }
         assert!(!table.reserve(0, 0, 8), "no room left on CPU 0");
-        assert_eq!(table.drops(), 1);
-        assert!(!table.reserve(1, 0, 8), "speculation 2 is not active");
-        assert_eq!(table.drops(), 1, "an inactive speculation is no drop");
+        assert_eq!(table.drops(), 0, "reported at the commit");
         let committed = table.commit(0);
+        assert_eq!(table.drops(), 1);
         assert_eq!(committed[&0], [[1u8; 8], [3u8; 8]].concat());
         assert_eq!(committed[&1], vec![2u8; 8]);
         assert!(!table.reserve(0, 0, 0), "committed: free again");
+        assert_eq!(table.drops(), 1, "an inactive speculation is no drop");
         assert_eq!(table.allocate(0), 1);
         table.append(1, 0, &[5; 8]);
+        assert!(!table.reserve(1, 0, 16));
         table.discard(1, 0, 0);
         assert!(table.commit(1).is_empty());
         assert_eq!(
             table.allocate(0),
             2,
             "discarded on the only CPU with data: free"
+        );
+        assert_eq!(
+            table.drops(),
+            1,
+            "a discarded speculation's drops are forgotten"
         );
     }
 

@@ -17,7 +17,9 @@ use super::error::TranslateError;
 use super::principal_buffer::{
     count_written, counts_principal_bytes, drop_unless_room, PrincipalLength,
 };
-use super::registers::{CONTEXT, FIRST_VALUE, MAP_KEY, SAVED_0, SPILL_0, SPILL_1, SPILL_2};
+use super::registers::{
+    CONTEXT, FIRST_VALUE, MAP_KEY, SAVED_0, SPILL_0, SPILL_1, SPILL_2, SPILL_3,
+};
 use super::translation_context::StatementContext;
 use crate::ebpf::{AluOp, AtomicOp, Helper, Insn, JmpOp, MemSize, Reg};
 use crate::map_layout::ProgramLayout;
@@ -165,7 +167,18 @@ pub fn speculate(
             code.asm
                 .jmp_imm_to(JmpOp::Le, Reg::R1, (specsize - length) as i32, fits);
         }
-        code.count(COUNTER_SPECULATIVE_DROPS);
+        // Index × 8 is the offset of the speculation's unreported drops.
+        code.emit(Insn::mov64_reg(Reg::R1, SAVED_0));
+        code.alu_imm(AluOp::Lsh, Reg::R1, 3);
+        pending_drops_pointer(code, cx, Reg::R1);
+        code.emit(Insn::mov64_imm(Reg::R2, 1));
+        code.emit(Insn::atomic(
+            MemSize::DW,
+            AtomicOp::Add,
+            Reg::R1,
+            Reg::R2,
+            0,
+        ));
         code.asm.ja_to(dropped);
         code.bind(fits);
     }
@@ -212,6 +225,9 @@ pub fn discard(code: &mut ProgramCode, cx: &StatementContext<'_>) -> Result<(), 
         code.globals_pointer(Reg::R1, state_offset);
         code.emit(Insn::ldx_mem(MemSize::DW, Reg::R1, Reg::R1, 0));
         code.asm.jmp_imm_to(JmpOp::Ne, Reg::R1, STATE_ACTIVE, next);
+        // DTrace forgets a discarded speculation's drops.
+        code.globals_pointer(Reg::R1, cx.layout().globals.speculation_drops + 8 * index);
+        code.emit(Insn::st_mem(MemSize::DW, Reg::R1, 0, 0));
         // Empty every CPU's buffer, noting whether this CPU (SPILL_0) and another
         // (SPILL_1) held data; SPILL_2 is this CPU.
         code.call(Helper::GetSmpProcessorId);
@@ -267,6 +283,32 @@ fn require_speculations(cx: &StatementContext<'_>) -> Result<i32, TranslateError
     Ok(fd)
 }
 
+/// Turns `offset` (a speculation's index × 8, bounded by nspec) into a pointer to the
+/// speculation's unreported drops in the globals value (clobbers r0).
+fn pending_drops_pointer(code: &mut ProgramCode, cx: &StatementContext<'_>, offset: Reg) {
+    code.globals_pointer(Reg::R0, cx.layout().globals.speculation_drops);
+    code.alu_reg(AluOp::Add, offset, Reg::R0);
+}
+
+/// Reports the unreported drops of speculation `index` (from 0), as DTrace does when it
+/// commits a speculation (clobbers r0–r5).
+fn report_pending_drops(code: &mut ProgramCode, cx: &StatementContext<'_>, index: u32) {
+    let none = code.label();
+    code.globals_pointer(Reg::R1, cx.layout().globals.speculation_drops + 8 * index);
+    code.emit(Insn::mov64_imm(Reg::R2, 0));
+    code.emit(Insn::atomic(
+        MemSize::DW,
+        AtomicOp::Xchg,
+        Reg::R1,
+        Reg::R2,
+        0,
+    ));
+    code.asm.jmp_imm_to(JmpOp::Eq, Reg::R2, 0, none);
+    code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R2, SPILL_0));
+    code.count_from_stack(COUNTER_SPECULATIVE_DROPS, SPILL_0);
+    code.bind(none);
+}
+
 /// r0 = the buffer of speculation `index` (from 0) on `cpu`, or NULL.
 fn lookup_speculation_buffer(
     code: &mut ProgramCode,
@@ -311,8 +353,13 @@ pub fn append_speculated_record(
     code.alu_reg(AluOp::Add, Reg::R3, Reg::R2);
     code.emit(Insn::ldx_mem(MemSize::DW, Reg::R3, Reg::R3, 0));
     code.asm.jmp_imm_to(JmpOp::Eq, Reg::R3, 0, done);
-    // key = index × cpus + cpu.
+    // SPILL_3: the speculation's unreported drops, where a drop is counted (below).
     code.emit(Insn::mov64_reg(SAVED_0, Reg::R1));
+    code.emit(Insn::mov64_reg(Reg::R4, Reg::R1));
+    code.alu_imm(AluOp::Lsh, Reg::R4, 3);
+    pending_drops_pointer(code, cx, Reg::R4);
+    code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R4, SPILL_3));
+    // key = index × cpus + cpu.
     code.call(Helper::GetSmpProcessorId);
     code.alu_imm(AluOp::Mul, SAVED_0, cx.layout().options.cpu_count as i32);
     code.alu_reg(AluOp::Add, SAVED_0, Reg::R0);
@@ -323,16 +370,26 @@ pub fn append_speculated_record(
     code.call(Helper::MapLookupElem);
     code.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, done);
     code.emit(Insn::mov64_reg(SAVED_0, Reg::R0));
-    if length > specsize {
-        // A record larger than the whole buffer never fits: it is a speculative drop
-        // however empty the buffer is.
-        code.count(COUNTER_SPECULATIVE_DROPS);
-    } else {
+    // speculate() found room for the record; a firing nested in this one (a probe in
+    // an interrupt) may have taken it since: then the record is a speculative drop.
+    let count_drop = |code: &mut ProgramCode| {
+        code.emit(Insn::ldx_mem(MemSize::DW, Reg::R1, Reg::FP, SPILL_3));
+        code.emit(Insn::mov64_imm(Reg::R2, 1));
+        code.emit(Insn::atomic(
+            MemSize::DW,
+            AtomicOp::Add,
+            Reg::R1,
+            Reg::R2,
+            0,
+        ));
+    };
+    // A record larger than the whole buffer never gets here: speculate() drops it.
+    if length <= specsize {
         let fits = code.label();
         code.emit(Insn::ldx_mem(MemSize::DW, Reg::R1, SAVED_0, 0));
         code.asm
             .jmp_imm_to(JmpOp::Le, Reg::R1, (specsize - length) as i32, fits);
-        code.count(COUNTER_SPECULATIVE_DROPS);
+        count_drop(code);
         code.asm.ja_to(done);
         code.bind(fits);
         code.emit(Insn::mov64_reg(Reg::R2, Reg::R1));
@@ -371,6 +428,7 @@ pub fn perform_commits(
         code.globals_pointer(Reg::R1, state_offset);
         code.emit(Insn::ldx_mem(MemSize::DW, Reg::R1, Reg::R1, 0));
         code.asm.jmp_imm_to(JmpOp::Ne, Reg::R1, STATE_ACTIVE, next);
+        report_pending_drops(code, cx, index);
         for cpu in 0..cx.layout().options.cpu_count {
             let skip = code.label();
             lookup_speculation_buffer(code, cx, index, cpu)?;
