@@ -453,6 +453,9 @@ impl TracingRun<'_> {
             ..
         } = compiled;
         let mut engine = self.choose_engine(verified, &enabled_probes, &settings)?;
+        for notice in &settings.rate_notices {
+            self.messages.message(notice);
+        }
         self.run_session(
             program,
             enabled_probes,
