@@ -26,10 +26,13 @@ fn bounded_status_interval(requested: u64) -> u64 {
     requested.min(LONGEST_STATUS_INTERVAL)
 }
 
+/// A rate dtrace(1) reports on: its name in the notice, its option, and its bound.
+type BoundedRate = (&'static str, DtraceOption, fn(u64) -> u64);
+
 /// dtrace(1)'s notices (without `dtrace: `) for the rates set in `options` that the
 /// bounds changed, in its order: the cleaning rate, then the status rate.
 pub fn rate_notices(options: &OptionSet) -> Vec<String> {
-    let rates: [(&str, DtraceOption, fn(u64) -> u64); 2] = [
+    let rates: [BoundedRate; 2] = [
         (
             "cleaning rate",
             DtraceOption::CleanRate,
@@ -64,12 +67,12 @@ fn rate_notice(name: &str, requested: u64, granted: u64) -> Option<String> {
         "increased"
     };
     Some(
-        if granted <= NANOSECONDS_PER_SECOND && NANOSECONDS_PER_SECOND % granted == 0 {
+        if granted <= NANOSECONDS_PER_SECOND && NANOSECONDS_PER_SECOND.is_multiple_of(granted) {
             format!(
                 "{name} {direction} to {} hz",
                 NANOSECONDS_PER_SECOND / granted
             )
-        } else if granted % NANOSECONDS_PER_SECOND == 0 {
+        } else if granted.is_multiple_of(NANOSECONDS_PER_SECOND) {
             format!(
                 "{name} {direction} to once every {} seconds",
                 granted / NANOSECONDS_PER_SECOND
