@@ -584,7 +584,7 @@ impl Runtime {
             {
                 let action_index = progress.difo_ordinal;
                 if !progress.commits.is_empty() {
-                    self.finish_statement(setup, cpu, progress, outcome);
+                    self.finish_statement(setup, (cpu, context.timestamp()), progress, outcome);
                 }
                 self.report_fault(
                     setup,
@@ -598,14 +598,15 @@ impl Runtime {
                 return;
             }
         }
-        self.finish_statement(setup, cpu, progress, outcome);
+        self.finish_statement(setup, (cpu, context.timestamp()), progress, outcome);
     }
 
-    /// Stores the statement's record where it belongs, then performs its commits.
+    /// Stores the statement's record where it belongs, then performs its commits (on
+    /// `cpu` at time `now`, ns).
     fn finish_statement(
         &mut self,
         setup: &Setup,
-        cpu: u32,
+        (cpu, now): (u32, u64),
         progress: ClauseProgress,
         outcome: &mut FiringOutcome,
     ) {
@@ -625,7 +626,8 @@ impl Runtime {
             }
         }
         for index in progress.commits {
-            for (speculation_cpu, records) in self.machine.speculations.commit(index) {
+            let committed = self.machine.speculations.commit(index, cpu, now);
+            for (speculation_cpu, records) in committed {
                 self.append_principal(setup, speculation_cpu, &records);
             }
         }

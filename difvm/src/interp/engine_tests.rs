@@ -645,11 +645,19 @@ fn speculations_commit_and_discard() {
         1,
         "CPU 1's data goes to CPU 1"
     );
-    // After the commit the speculation is free: allocate again, speculate, discard.
+    // CPU 1 held data, so the committed speculation is busy until the cleaner has run
+    // (`cleanrate`); then allocate again, speculate, discard.
     engine.fire(70, &context());
-    engine.fire(71, &context());
-    engine.fire(73, &context());
-    engine.fire(72, &context());
+    assert_eq!(engine.drops().speculation_busy, 1);
+    let cleaned = SimpleFiringContext {
+        timestamp: crate::engine::DEFAULT_CLEAN_INTERVAL,
+        ..context()
+    };
+    engine.fire(70, &cleaned);
+    assert_eq!(engine.drops().speculation_busy, 1, "free again");
+    engine.fire(71, &cleaned);
+    engine.fire(73, &cleaned);
+    engine.fire(72, &cleaned);
     let epids: Vec<u32> = split_records(&engine.take_buffer(0), &sizes)
         .iter()
         .map(|(epid, _)| *epid)

@@ -2,13 +2,15 @@
 //! `speculation()`, filled by clauses that `speculate()`, emptied by `commit()` and
 //! `discard()`.
 //!
-//! The reference engine runs synchronously, so a committed speculation is free again
-//! immediately, as DTrace's is when only the committing CPU speculated on it. A
-//! discarded one is free at once only when the discarding CPU alone holds data in it;
-//! otherwise (nothing speculated yet, or data on other CPUs) DTrace leaves it
-//! "discarding" until its cleaner runs, at `cleanrate`: until then `speculation()` fails
-//! with the "busy" reason. The cleaner is emulated lazily: a discarding speculation is
-//! free once `cleanrate`'s interval has passed since the discard.
+//! The reference engine runs synchronously: a commit copies every CPU's records at once.
+//! A committed speculation is free again immediately when no CPU but the committing one
+//! holds data in it; otherwise DTrace leaves it "committing" until its cleaner has
+//! committed the other CPUs' buffers. A discarded one is free at once only when the
+//! discarding CPU alone holds data in it; otherwise (nothing speculated yet, or data on
+//! other CPUs) DTrace leaves it "discarding" until its cleaner runs. Until the cleaner
+//! has run, at `cleanrate`, `speculation()` fails with the "busy" reason. The cleaner is
+//! emulated lazily: such a speculation is free once `cleanrate`'s interval has passed
+//! since the commit or discard.
 
 use std::collections::BTreeMap;
 
@@ -20,8 +22,8 @@ enum State {
     #[default]
     Inactive,
     Active,
-    /// Discarded at this time (ns), waiting for the cleaner.
-    Discarding {
+    /// Committed or discarded at this time (ns), waiting for the cleaner.
+    Cleaning {
         since: u64,
     },
 }
@@ -76,7 +78,7 @@ impl SpeculationTable {
             let free = match speculation.state {
                 State::Inactive => true,
                 State::Active => false,
-                State::Discarding { since } => {
+                State::Cleaning { since } => {
                     let cleaned = now.saturating_sub(since) >= clean_interval;
                     busy |= !cleaned;
                     cleaned
@@ -144,12 +146,21 @@ impl SpeculationTable {
             .extend_from_slice(record);
     }
 
-    /// `commit()`: frees speculation `index`, reports its drops and returns its records
-    /// per CPU.
-    pub fn commit(&mut self, index: usize) -> BTreeMap<u32, Vec<u8>> {
+    /// `commit()` on `cpu` at time `now` (ns): reports speculation `index`'s drops and
+    /// returns its records per CPU. It is free at once unless another CPU holds data in
+    /// it, and busy until the cleaner otherwise, as in DTrace.
+    pub fn commit(&mut self, index: usize, cpu: u32, now: u64) -> BTreeMap<u32, Vec<u8>> {
         match self.speculations.get_mut(index) {
             Some(speculation) if speculation.state == State::Active => {
-                speculation.state = State::Inactive;
+                let elsewhere = speculation
+                    .buffers
+                    .iter()
+                    .any(|(each, buffer)| *each != cpu && !buffer.is_empty());
+                speculation.state = if elsewhere {
+                    State::Cleaning { since: now }
+                } else {
+                    State::Inactive
+                };
                 self.drops += std::mem::take(&mut speculation.drops);
                 std::mem::take(&mut speculation.buffers)
             }
@@ -181,7 +192,7 @@ impl SpeculationTable {
         speculation.state = if only_here {
             State::Inactive
         } else {
-            State::Discarding { since: now }
+            State::Cleaning { since: now }
         };
         speculation.buffers.clear();
         speculation.drops = 0;
@@ -228,17 +239,22 @@ mod tests {
         }
         assert!(!table.reserve(0, 0, 8), "no room left on CPU 0");
         assert_eq!(table.drops(), 0, "reported at the commit");
-        let committed = table.commit(0);
+        let committed = table.commit(0, 0, 0);
         assert_eq!(table.drops(), 1);
         assert_eq!(committed[&0], [[1u8; 8], [3u8; 8]].concat());
         assert_eq!(committed[&1], vec![2u8; 8]);
-        assert!(!table.reserve(0, 0, 0), "committed: free again");
+        assert!(!table.reserve(0, 0, 0), "committed: inactive");
+        assert_eq!(
+            table.allocate(0),
+            0,
+            "CPU 1 held data: busy until the cleaner"
+        );
         assert_eq!(table.drops(), 1, "an inactive speculation is no drop");
-        assert_eq!(table.allocate(0), 1);
+        assert_eq!(table.allocate(DEFAULT_CLEAN_INTERVAL), 1, "cleaned");
         table.append(1, 0, &[5; 8]);
         assert!(!table.reserve(1, 0, 16));
         table.discard(1, 0, 0);
-        assert!(table.commit(1).is_empty());
+        assert!(table.commit(1, 0, 0).is_empty());
         assert_eq!(
             table.allocate(0),
             2,

@@ -312,7 +312,7 @@ pub struct GlobalsLayout {
     /// runtime writes it (wall clock minus boot-time clock) before enabling probes.
     pub wall_clock_offset: u32,
     /// u64 per speculation (`nspec` of them): 0 free, 1 active, or the time (ktime ns) a
-    /// `discard()` left it busy until `cleanrate`'s interval has passed.
+    /// `discard()` or `commit()` left it busy until `cleanrate`'s interval has passed.
     pub speculation_states: u32,
     /// u64 per speculation: its speculative drops not yet reported. DTrace reports a
     /// speculation's drops when it is committed and forgets them when it is discarded.

@@ -4,7 +4,8 @@
 //! an inactive speculation, or a full buffer, which counts a speculative drop);
 //! `commit(id)` marks it for the end of the clause, when every CPU's buffer is written to
 //! the principal buffer (one perf sample per CPU holding whole records) and the
-//! speculation is freed; `discard(id)` empties it (unless the clause already committed
+//! speculation is freed (after `cleanrate`'s interval when other CPUs held data in it, as
+//! DTrace's cleaner commits those buffers); `discard(id)` empties it (unless the clause already committed
 //! it) and frees it at once when only this CPU held data in it, else leaves it busy for
 //! `cleanrate`'s interval, as DTrace's cleaner would. Speculative data never leaves the
 //! kernel unless committed. Ids outside 1..=nspec fault with `illegal operation` outside
@@ -38,7 +39,7 @@ fn speculation_count(layout: &ProgramLayout) -> u32 {
 /// State word of a speculation that is free.
 const STATE_INACTIVE: i32 = 0;
 /// State word of a speculation `speculation()` handed out. Any larger value is the
-/// time (ktime ns) a discard left it waiting for the cleaner.
+/// time (ktime ns) a discard or commit left it waiting for the cleaner.
 const STATE_ACTIVE: i32 = 1;
 
 /// `speculation()`: r0 = the id of a newly claimed speculation, or 0 (counted as busy
@@ -415,9 +416,14 @@ pub fn perform_commits(
     require_speculations(cx)?;
     let commits = cx.layout().state.commits;
     let specsize = cx.layout().options.speculation_size;
-    // Where a committed buffer's length waits while its room is checked: the last
-    // temporary word, which nothing else uses across these lines.
+    // Where a committed buffer's length waits while its room is checked, this CPU, and
+    // whether another CPU held data: the last temporary words, which nothing else uses
+    // across these lines.
     let length_word = cx.layout().state.temporary + 56;
+    let other_cpu_word = cx.layout().state.temporary + 48;
+    let this_cpu_word = cx.layout().state.temporary + 40;
+    code.call(Helper::GetSmpProcessorId);
+    code.store_state(this_cpu_word, Reg::R0);
     for index in 0..speculation_count(cx.layout()) {
         let next = code.label();
         code.load_state(Reg::R1, commits);
@@ -429,6 +435,7 @@ pub fn perform_commits(
         code.emit(Insn::ldx_mem(MemSize::DW, Reg::R1, Reg::R1, 0));
         code.asm.jmp_imm_to(JmpOp::Ne, Reg::R1, STATE_ACTIVE, next);
         report_pending_drops(code, cx, index);
+        code.store_state_imm(other_cpu_word, 0);
         for cpu in 0..cx.layout().options.cpu_count {
             let skip = code.label();
             lookup_speculation_buffer(code, cx, index, cpu)?;
@@ -437,6 +444,11 @@ pub fn perform_commits(
             code.emit(Insn::ldx_mem(MemSize::DW, Reg::R5, SAVED_0, 0));
             code.emit(Insn::st_mem(MemSize::DW, SAVED_0, 0, 0));
             code.asm.jmp_imm_to(JmpOp::Eq, Reg::R5, 0, skip);
+            let here = code.label();
+            code.load_state(Reg::R1, this_cpu_word);
+            code.asm.jmp_imm_to(JmpOp::Eq, Reg::R1, cpu as i32, here);
+            code.store_state_imm(other_cpu_word, 1);
+            code.bind(here);
             if counts_principal_bytes(cx) {
                 code.store_state(length_word, Reg::R5);
                 drop_unless_room(code, cx, PrincipalLength::InStateWord(length_word), skip);
@@ -458,8 +470,19 @@ pub fn perform_commits(
             code.count(COUNTER_PRINCIPAL_DROPS);
             code.bind(skip);
         }
+        // Free at once when no other CPU held data; otherwise DTrace leaves it
+        // committing until its cleaner has committed the other CPUs' buffers: busy
+        // for `cleanrate`'s interval, as a discarded one.
+        let busy = code.label();
+        code.load_state(Reg::R1, other_cpu_word);
+        code.asm.jmp_imm_to(JmpOp::Ne, Reg::R1, 0, busy);
         code.globals_pointer(Reg::R1, state_offset);
-        code.emit(Insn::st_mem(MemSize::DW, Reg::R1, 0, 0));
+        code.emit(Insn::st_mem(MemSize::DW, Reg::R1, 0, STATE_INACTIVE));
+        code.asm.ja_to(next);
+        code.bind(busy);
+        code.call(Helper::KtimeGetNs);
+        code.globals_pointer(Reg::R1, state_offset);
+        code.emit(Insn::stx_mem(MemSize::DW, Reg::R1, Reg::R0, 0));
         code.bind(next);
     }
     code.emit(Insn::mov64_imm(SAVED_0, 0));

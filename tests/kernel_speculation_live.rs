@@ -1,0 +1,52 @@
+//! Live test of speculations spread over CPUs on the kernel engine: a speculation that
+//! holds data of another CPU than the committing one stays busy after the commit until
+//! DTrace's cleaner would have committed that CPU's buffer (`cleanrate`), so a
+//! `speculation()` right after the commit fails with the "busy" reason.
+//!
+//! It traces the running machine, so it first checks that it may (root, a working
+//! dtrace and a second CPU) and otherwise prints `skipping: <reason>` and passes.
+
+mod common;
+
+use std::time::Duration;
+
+use common::live::LiveDtrace;
+
+/// Any single dtrace run may take 20 seconds before the test kills it and fails.
+const DTRACE: LiveDtrace = LiveDtrace::with_deadline(Duration::from_secs(20));
+
+#[test]
+fn a_commit_of_another_cpus_data_leaves_the_speculation_busy_until_cleaned() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    if std::thread::available_parallelism().map_or(1, |cpus| cpus.get()) < 2 {
+        println!("skipping: one CPU");
+        return;
+    }
+    // dtrace, and so END, runs on CPU 0; the command exits on CPU 1.
+    let outcome = DTRACE.run_on_first_cpu(&[
+        "-q",
+        "-n",
+        r#"BEGIN { s = speculation(); }
+           syscall::exit_group:entry /pid == $target/
+           {
+               speculate(s);
+               printf("speculated on CPU %d\n", cpu);
+           }
+           END { commit(s); }
+           END { printf("END on CPU %d: %d\n", cpu, speculation()); }"#,
+        "-c",
+        "taskset -c 1 true",
+    ]);
+    assert_eq!(outcome.status, Some(0), "stderr {:?}", outcome.stderr);
+    assert_eq!(
+        outcome.stdout, "speculated on CPU 1\nEND on CPU 0: 0\n\n",
+        "stderr {:?}",
+        outcome.stderr
+    );
+    assert_eq!(
+        outcome.stderr,
+        "dtrace: 1 failed speculation (available buffer(s) still busy)\n"
+    );
+}
