@@ -3,6 +3,9 @@
 //! DTrace's cleaner would have committed that CPU's buffer (`cleanrate`), so a
 //! `speculation()` right after the commit fails with the "busy" reason.
 //!
+//! A `specsize` larger than the programs can address is halved until they can, with
+//! dtrace(1)'s `speculation size lowered to` notice.
+//!
 //! It traces the running machine, so it first checks that it may (root, a working
 //! dtrace and a second CPU) and otherwise prints `skipping: <reason>` and passes.
 
@@ -48,5 +51,40 @@ fn a_commit_of_another_cpus_data_leaves_the_speculation_busy_until_cleaned() {
     assert_eq!(
         outcome.stderr,
         "dtrace: 1 failed speculation (available buffer(s) still busy)\n"
+    );
+}
+
+#[test]
+fn a_specsize_too_large_to_address_is_halved_with_dtraces_notice() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    let program = r#"BEGIN { s = speculation(); }
+                     BEGIN { speculate(s); printf("speculated\n"); }
+                     BEGIN { commit(s); }
+                     BEGIN { exit(0); }"#;
+    let outcome = DTRACE.run(&["-x", "specsize=1g", "-n", program]);
+    assert_eq!(outcome.status, Some(0), "stderr {:?}", outcome.stderr);
+    assert!(
+        outcome
+            .stderr
+            .contains("\ndtrace: speculation size lowered to 256m\n"),
+        "stderr {:?}",
+        outcome.stderr
+    );
+    assert!(
+        outcome.stdout.contains(":BEGIN speculated\n"),
+        "{:?}",
+        outcome.stdout
+    );
+    // Under bufresize=manual DTrace's kernel refuses a buffer it cannot give whole.
+    let outcome = DTRACE.run(&["-x", "specsize=1g", "-x", "bufresize=manual", "-n", program]);
+    assert_eq!(outcome.status, Some(1), "stderr {:?}", outcome.stderr);
+    assert!(
+        outcome
+            .stderr
+            .ends_with("dtrace: could not enable tracing: Cannot allocate memory\n"),
+        "stderr {:?}",
+        outcome.stderr
     );
 }
