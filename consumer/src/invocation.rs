@@ -558,8 +558,12 @@ impl TracingRun<'_> {
                 messages.message("allowing destructive actions");
             }
         }
-        if let Err(reason) = check_minimum_sizes(program, &enabled_probes, &settings.engine.options)
-        {
+        if let Err(reason) = check_minimum_sizes(
+            program,
+            &enabled_probes,
+            &settings.engine.options,
+            settings.engine.buffer_policy,
+        ) {
             messages.message(&format!("could not enable tracing: {reason}"));
             return Err(EXIT_FATAL);
         }
