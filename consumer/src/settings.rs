@@ -275,11 +275,10 @@ pub struct TracingSettings {
     pub destructive_allowed: bool,
     pub engine_choice: EngineChoice,
     pub engine: EngineSettings,
-    /// Print the notices about sizes the kernel engine lowered (neither `quietresize`
-    /// nor `quiet`).
+    /// Print the notices about sizes the kernel engine lowered (unless `quietresize`).
     pub resize_notices: bool,
     /// dtrace(1)'s notices about the rates set that DTrace's bounds changed
-    /// (`rate_bounds`), printed once tracing is enabled.
+    /// (`rate_bounds`), printed once tracing is enabled (none under `quietresize`).
     pub rate_notices: Vec<String>,
     /// `bufresize=manual`: a size the kernel engine would have to lower is a failure
     /// to enable tracing instead.
@@ -315,8 +314,13 @@ impl TracingSettings {
                     .unwrap_or_default(),
                 debug: options.boolean(DtraceOption::Debug),
             },
-            resize_notices: !options.boolean(DtraceOption::QuietResize) && !quiet,
-            rate_notices: rate_notices(options),
+            // dtrace(1) prints these as errors, which `quiet` does not silence.
+            resize_notices: !options.boolean(DtraceOption::QuietResize),
+            rate_notices: if options.boolean(DtraceOption::QuietResize) {
+                Vec::new()
+            } else {
+                rate_notices(options)
+            },
             manual_resize: options.word(DtraceOption::BufResize) == Some("manual"),
             no_symbol_resolution: options.boolean(DtraceOption::NoResolve),
             session: SessionSettings::from_options(options, target_pid),
