@@ -77,6 +77,20 @@ fn a_specsize_too_large_to_address_is_halved_with_dtraces_notice() {
         "{:?}",
         outcome.stdout
     );
+    // dtrace(1) prints the notice as an error, which quiet does not silence.
+    let outcome = DTRACE.run(&["-q", "-x", "specsize=1g", "-n", program]);
+    assert_eq!(
+        (
+            outcome.status,
+            outcome.stdout.as_str(),
+            outcome.stderr.as_str()
+        ),
+        (
+            Some(0),
+            "speculated\n\n",
+            "dtrace: speculation size lowered to 256m\n"
+        )
+    );
     // Under bufresize=manual DTrace's kernel refuses a buffer it cannot give whole.
     let outcome = DTRACE.run(&["-x", "specsize=1g", "-x", "bufresize=manual", "-n", program]);
     assert_eq!(outcome.status, Some(1), "stderr {:?}", outcome.stderr);
