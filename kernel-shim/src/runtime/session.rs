@@ -43,7 +43,9 @@ use super::artificial_frames::{
 use super::attach::{
     attach, attach_uprobe_group, detach_all, uprobe_multi_links_work, Attachment, UprobeGroup,
 };
-use super::buffer_size::{bytes_of_records_held, record_ring_size, LoweredSize, SizeOption};
+use super::buffer_size::{
+    bytes_of_records_held, granted_speculation_size, record_ring_size, LoweredSize, SizeOption,
+};
 use super::error::RuntimeError;
 use super::markers::Marker;
 use super::perf_buffer::{page_size, BufferEvent, PerfBufferSet};
@@ -131,6 +133,9 @@ pub struct RuntimeSession {
     records_before_end: Vec<(u32, Vec<u8>)>,
     /// `bufsize` as asked for.
     requested_buffer_size: u64,
+    /// `specsize` as asked for and as granted (`granted_speculation_size`).
+    requested_speculation_size: u32,
+    speculation_size: u32,
     /// `bufsize` as granted: the bytes of records a principal buffer holds, to which
     /// the `ring` policy trims each CPU's records.
     buffer_size: u64,
@@ -175,6 +180,7 @@ impl RuntimeSession {
     ) -> Result<RuntimeSession, RuntimeError> {
         let mut layout_options = options.layout.clone();
         layout_options.cpu_count = possible_cpu_count()? as u32;
+
         if program_reads_builtin(program.program(), builtin_variable::CURCPU) {
             let last = possible_cpus()?.last().copied().unwrap_or(0);
             layout_options.cpu_chips = (0..=last).map(physical_package_id).collect();
@@ -182,6 +188,12 @@ impl RuntimeSession {
         let mut layout = ProgramLayout::for_program(program, &layout_options).map_err(|error| {
             RuntimeError::invalid("laying out the program's maps", error.to_string())
         })?;
+        let requested_speculation_size = layout.options.speculation_size;
+        if layout.speculates {
+            layout.options.speculation_size =
+                granted_speculation_size(requested_speculation_size.into()) as u32;
+        }
+        let granted_speculation_size = layout.options.speculation_size;
         let (maps, buffers, mut fds, buffer_size) = create_maps_and_buffers(&mut layout, options)?;
         // A return probe's exits are recorded only when its clauses read arg0.
         let records_exits = |plan: &ProbePlan| {
@@ -311,6 +323,8 @@ impl RuntimeSession {
             unexplained_bytes: 0,
             records_before_end: Vec::new(),
             requested_buffer_size: options.buffer_size,
+            requested_speculation_size,
+            speculation_size: granted_speculation_size,
             buffer_size,
             principal_drained: vec![0; cpu_slots],
             started: false,
@@ -321,12 +335,20 @@ impl RuntimeSession {
 
     /// The size options the engine granted smaller than asked for.
     pub fn lowered_sizes(&self) -> Vec<LoweredSize> {
-        LoweredSize::new(
-            SizeOption::BufferSize,
-            self.requested_buffer_size,
-            self.buffer_size,
-        )
+        [
+            LoweredSize::new(
+                SizeOption::BufferSize,
+                self.requested_buffer_size,
+                self.buffer_size,
+            ),
+            LoweredSize::new(
+                SizeOption::SpeculationSize,
+                self.requested_speculation_size.into(),
+                self.speculation_size.into(),
+            ),
+        ]
         .into_iter()
+        .flatten()
         .collect()
     }
 
