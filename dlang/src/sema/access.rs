@@ -402,7 +402,9 @@ impl Analyzer<'_> {
                             "operator [ ] requires an index of integral type",
                         ));
                     }
-                    self.check_array_bounds(&index, elements)?;
+                    if elements > 1 {
+                        self.check_array_bounds(&index, elements)?;
+                    }
                     return Ok(Place::StaticArray {
                         variable: id,
                         index,

@@ -39,6 +39,7 @@ mod stability;
 mod subject_task;
 mod translators;
 mod user_libraries;
+mod variable_declarations;
 mod variable_members;
 mod variables;
 
