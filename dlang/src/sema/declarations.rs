@@ -389,6 +389,17 @@ impl Analyzer<'_> {
     }
 
     fn struct_or_union(&mut self, specifier: &StructOrUnionSpecifier) -> SemaResult<TypeId> {
+        if specifier.members.is_none() {
+            return self.define_struct_or_union(specifier);
+        }
+        let key = specifier as *const StructOrUnionSpecifier as usize;
+        self.type_body(key, |analyzer| analyzer.define_struct_or_union(specifier))
+    }
+
+    fn define_struct_or_union(
+        &mut self,
+        specifier: &StructOrUnionSpecifier,
+    ) -> SemaResult<TypeId> {
         let is_struct = specifier.kind == Aggregate::Struct;
         let Some(members) = &specifier.members else {
             let namespace = if is_struct {
@@ -571,6 +582,33 @@ impl Analyzer<'_> {
     }
 
     fn enumeration(&mut self, specifier: &EnumSpecifier) -> SemaResult<TypeId> {
+        if specifier.enumerators.is_none() {
+            return self.define_enumeration(specifier);
+        }
+        let key = specifier as *const EnumSpecifier as usize;
+        self.type_body(key, |analyzer| analyzer.define_enumeration(specifier))
+    }
+
+    /// The type a struct, union or enum body (at `key`, its specifier's address)
+    /// defines. A body in a clause's type name (`sizeof (struct s { ... })`, a cast)
+    /// is defined once, when the parse-time checks of the clauses read it, as DTrace's
+    /// parser declares it; the clause's analysis then finds that type again.
+    fn type_body(
+        &mut self,
+        key: usize,
+        define: impl FnOnce(&mut Self) -> SemaResult<TypeId>,
+    ) -> SemaResult<TypeId> {
+        if let Some(&ty) = self.clause_type_bodies.get(&key) {
+            return Ok(ty);
+        }
+        let ty = define(self)?;
+        if self.recording_clause_type_bodies {
+            self.clause_type_bodies.insert(key, ty);
+        }
+        Ok(ty)
+    }
+
+    fn define_enumeration(&mut self, specifier: &EnumSpecifier) -> SemaResult<TypeId> {
         let tag = specifier.tag.as_deref();
         let Some(enumerators) = &specifier.enumerators else {
             return Ok(match tag {
