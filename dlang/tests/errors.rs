@@ -607,7 +607,7 @@ fn declarations() {
         "array declaration requires array dimension or tuple signature: a",
     );
     check(
-        "enum e { A = 0x7fffffff, B };",
+        "enum e { A = 0x7fffffff, B = 0x80000000 };",
         "D_DECL_ENOFLOW",
         "enumerator 'B' value overflows INT_MAX (2147483647)",
     );
