@@ -293,7 +293,25 @@ impl Analyzer<'_> {
                         self.give_array_type(id, creation, span)?;
                         Ok(Place::Associative { variable: id, keys })
                     }
-                    _ => self.place(target),
+                    _ => {
+                        let place = self.place(target)?;
+                        // An element of an inline array (`inline int a[int i] = ...`),
+                        // once its keys check, is a variable that may not be written.
+                        if let ExprKind::Identifier(name) = &base.kind {
+                            if self.inline_parameter(name).is_none()
+                                && self.inlines.contains_key(name)
+                            {
+                                return Err(error(
+                                    ErrorTag::D_OP_WRITE,
+                                    span,
+                                    format!(
+                                        "operator {symbol} can only be applied to a writable variable"
+                                    ),
+                                ));
+                            }
+                        }
+                        Ok(place)
+                    }
                 }
             }
             _ => {
