@@ -418,7 +418,12 @@ impl Analyzer<'_> {
                 }
             }
         }
-        let place = self.place(operand)?;
+        // The operand is never evaluated, so a kernel type it names is no read of
+        // kernel memory (which the user-space engine would refuse).
+        let kernel_type_read = self.kernel_type_read.clone();
+        let place = self.place(operand);
+        self.kernel_type_read = kernel_type_read;
+        let place = place?;
         if let super::access::Place::Memory {
             bit_field: Some(_), ..
         } = place
