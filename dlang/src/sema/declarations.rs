@@ -346,8 +346,11 @@ impl Analyzer<'_> {
                     parameters,
                     varargs,
                 } => {
+                    // dt_decl_prototype() checks each parameter, then that a void one
+                    // is the only one.
                     let mut types = Vec::new();
-                    for (position, parameter) in parameters.iter().enumerate() {
+                    let mut void_parameter = None;
+                    for parameter in parameters {
                         if !parameter.specifiers.storage.is_empty() {
                             return Err(error(
                                 ErrorTag::D_DECL_PARMCLASS,
@@ -358,24 +361,26 @@ impl Analyzer<'_> {
                         let parameter_type =
                             self.type_from_type_name(&decayed_parameter(parameter))?;
                         if self.types.is_void(parameter_type) {
-                            if parameters.len() > 1 || *varargs {
-                                return Err(error(
-                                    ErrorTag::D_DECL_PROTO_VOID,
-                                    &parameter.span,
-                                    "void must be sole parameter in a function prototype",
-                                ));
-                            }
-                            if parameter.declarator.name.is_some() {
+                            if let Some((name, _)) = &parameter.declarator.name {
                                 return Err(error(
                                     ErrorTag::D_DECL_PROTO_NAME,
                                     &parameter.span,
-                                    "void parameter may not have a name",
+                                    format!("void parameter may not have a name: {name}"),
                                 ));
                             }
-                            let _ = position;
+                            void_parameter.get_or_insert(parameter.span.clone());
                             continue;
                         }
                         types.push(parameter_type);
+                    }
+                    if let Some(span) = void_parameter {
+                        if parameters.len() > 1 || *varargs {
+                            return Err(error(
+                                ErrorTag::D_DECL_PROTO_VOID,
+                                &span,
+                                "void must be sole parameter in function prototype",
+                            ));
+                        }
                     }
                     self.types.function(ty, types, *varargs)
                 }
