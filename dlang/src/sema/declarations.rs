@@ -754,8 +754,28 @@ impl Analyzer<'_> {
                     format!("probe {}:{} is already declared", provider.name, probe.name),
                 ));
             }
+            // dt_node_probe() checks the input prototype as dt_decl_prototype() does
+            // a function's.
+            let mut void_argument = None;
             for argument in &probe.arguments {
-                self.type_from_type_name(argument)?;
+                let ty = self.type_from_type_name(argument)?;
+                if self.types.is_void(ty) {
+                    if let Some((name, _)) = &argument.declarator.name {
+                        return Err(error(
+                            ErrorTag::D_DECL_PROTO_NAME,
+                            &argument.span,
+                            format!("void parameter may not have a name: {name}"),
+                        ));
+                    }
+                    void_argument.get_or_insert(argument.span.clone());
+                }
+            }
+            if let Some(span) = void_argument.filter(|_| probe.arguments.len() > 1) {
+                return Err(error(
+                    ErrorTag::D_DECL_PROTO_VOID,
+                    &span,
+                    "void must be sole parameter in probe input prototype",
+                ));
             }
             if let Some(translated) = &probe.translated_arguments {
                 for argument in translated {
