@@ -144,11 +144,7 @@ pub(super) fn folds_to_constant(expr: &Expr, constant_identifier: &dyn Fn(&str) 
             operator,
             left,
             right,
-        } => {
-            *operator != BinaryOperator::Comma
-                && folds(left)
-                && folds(right)
-        }
+        } => *operator != BinaryOperator::Comma && folds(left) && folds(right),
         ExprKind::Cast { operand, .. } => folds(operand),
         // dt_node_op3() picks the branch of a constant condition; whether the branch
         // it picks is a constant is for the analysed value to tell.
@@ -156,10 +152,7 @@ pub(super) fn folds_to_constant(expr: &Expr, constant_identifier: &dyn Fn(&str) 
             condition,
             then_value,
             else_value,
-        } => {
-            folds(condition)
-                && (folds(then_value) || folds(else_value))
-        }
+        } => folds(condition) && (folds(then_value) || folds(else_value)),
         _ => false,
     }
 }

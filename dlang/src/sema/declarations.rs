@@ -401,10 +401,7 @@ impl Analyzer<'_> {
         self.type_body(key, |analyzer| analyzer.define_struct_or_union(specifier))
     }
 
-    fn define_struct_or_union(
-        &mut self,
-        specifier: &StructOrUnionSpecifier,
-    ) -> SemaResult<TypeId> {
+    fn define_struct_or_union(&mut self, specifier: &StructOrUnionSpecifier) -> SemaResult<TypeId> {
         let is_struct = specifier.kind == Aggregate::Struct;
         let Some(members) = &specifier.members else {
             let namespace = if is_struct {
@@ -515,7 +512,9 @@ impl Analyzer<'_> {
                     return Err(error(
                         ErrorTag::D_UNKNOWN,
                         &declarator.span,
-                        format!("failed to define member '{name}': Duplicate member name definition"),
+                        format!(
+                            "failed to define member '{name}': Duplicate member name definition"
+                        ),
                     ));
                 }
                 layout.push(MemberLayout {
@@ -671,7 +670,9 @@ impl Analyzer<'_> {
                 return Err(error(
                     ErrorTag::D_UNKNOWN,
                     span,
-                    format!("failed to define enumerator '{name}': Duplicate member name definition"),
+                    format!(
+                        "failed to define enumerator '{name}': Duplicate member name definition"
+                    ),
                 ));
             }
             if self.variables.global(name).is_some()

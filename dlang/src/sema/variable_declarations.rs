@@ -152,8 +152,12 @@ impl Analyzer<'_> {
         let previous_type = variable.ty.map(|ty| self.type_name(ty)).unwrap_or_default();
         if let (
             true,
-            VariableShape::Associative { keys: Some(previous) },
-            VariableShape::Associative { keys: Some(current) },
+            VariableShape::Associative {
+                keys: Some(previous),
+            },
+            VariableShape::Associative {
+                keys: Some(current),
+            },
         ) = (same_type, &variable.shape, &shape)
         {
             return Err(self.redeclared_keys(name, ty, current, previous, span));
