@@ -1,13 +1,9 @@
 //! What long clauses cost the kernel's verifier: a clause repeating one string-heavy
 //! statement N times must translate to code, and be verified in instructions, in
 //! proportion to N, and the kernel must not rewrite the code at every repetition (each
-//! rewrite is a pass over the whole program). Run `cargo test -p kernel-shim --test
-//! translate_load_cost -- --ignored --nocapture` for the table of sizes, verified
-//! instructions and load times (`LOAD_COST_ONLY=index` for one kind).
+//! rewrite is a pass over the whole program). Nothing here is timed.
 
 mod translate_common;
-
-use std::time::Instant;
 
 use kernel_shim::sys::BPF_LOG_STATS;
 use kernel_shim::translate::ContextKind;
@@ -25,11 +21,10 @@ const CASTS: &str = r#"a["x"] = arg0; self->t = arg1; y = (int8_t)a["x"] + (uint
     z = (int)a["x"] * (unsigned int)self->t - (char)(a["x"] >> 3) + (uint64_t)(int32_t)self->t;
     w = z < 0u ? (short)y : (long)(self->t / 3); "#;
 
-/// (translated instructions, instructions the kernel kept, verified instructions, load
-/// time in seconds) of `text`.
-fn load_cost(text: &str) -> (usize, u32, u64, f64) {
+/// (translated instructions, instructions the kernel kept, verified instructions) of
+/// `text`.
+fn load_cost(text: &str) -> (usize, u32, u64) {
     let program = compile_d(text);
-    let started = Instant::now();
     let run = load_kernel_logged(
         &program,
         &options(),
@@ -39,7 +34,6 @@ fn load_cost(text: &str) -> (usize, u32, u64, f64) {
         },
         BPF_LOG_STATS,
     );
-    let seconds = started.elapsed().as_secs_f64();
     let log = run.program.verifier_log();
     let processed = log
         .split_whitespace()
@@ -53,7 +47,7 @@ fn load_cost(text: &str) -> (usize, u32, u64, f64) {
         .expect("program information")
         .translated_length
         / 8;
-    (run.instructions.len(), kept, processed, seconds)
+    (run.instructions.len(), kept, processed)
 }
 
 #[test]
@@ -62,8 +56,8 @@ fn long_clauses_are_verified_in_proportion_and_rewritten_once() {
         return;
     }
     for (statement, rewritten_once) in [(STRING_ROUND_TRIP, true), (INDEX, true), (CASTS, false)] {
-        let (short, short_kept, short_verified, _) = load_cost(&repeated_clause(statement, 10));
-        let (long, long_kept, long_verified, _) = load_cost(&repeated_clause(statement, 40));
+        let (short, short_kept, short_verified) = load_cost(&repeated_clause(statement, 10));
+        let (long, long_kept, long_verified) = load_cost(&repeated_clause(statement, 40));
         assert!(
             long <= 4 * short,
             "{long} instructions for 40, {short} for 10: {statement}"
@@ -79,34 +73,6 @@ fn long_clauses_are_verified_in_proportion_and_rewritten_once() {
                 long_kept as i64 - long as i64,
                 short_kept as i64 - short as i64,
                 "{statement}"
-            );
-        }
-    }
-}
-
-#[test]
-#[ignore = "a measurement: prints a table"]
-fn print_load_costs() {
-    if !bpf_available("print_load_costs") {
-        return;
-    }
-    for (name, statement, counts) in [
-        (
-            "string round trip",
-            STRING_ROUND_TRIP,
-            &[20, 80, 120, 200][..],
-        ),
-        ("index()", INDEX, &[20, 80, 120, 300, 600][..]),
-        ("casts", CASTS, &[10, 40, 80][..]),
-    ] {
-        if std::env::var("LOAD_COST_ONLY").is_ok_and(|only| !name.starts_with(&only)) {
-            continue;
-        }
-        for &count in counts {
-            let (size, kept, processed, seconds) = load_cost(&repeated_clause(statement, count));
-            println!(
-                "{name:>18} ×{count:<4} {size:>7} insns {kept:>7} kept {processed:>8} verified \
-                 {seconds:>7.3} s"
             );
         }
     }
