@@ -310,12 +310,19 @@ impl Analyzer<'_> {
                 };
                 next += 1;
                 if role != ArgumentRole::Value {
+                    // dt_printf_validate() names the dynamic part the argument was
+                    // for: "*" for a width, ".*" for a precision.
+                    let dynamic = if role == ArgumentRole::DynamicPrecision {
+                        ".*"
+                    } else {
+                        "*"
+                    };
                     if !self.types.is_integer(argument.ty) {
                         return Err(error(
                             ErrorTag::D_PRINTF_DYN_TYPE,
                             &argument.span,
                             format!(
-                                "{name}( ) argument #{} is incompatible with conversion #{} prototype:\n\tconversion: % *{}\n\t prototype: int\n\t  argument: {}",
+                                "{name}( ) argument #{} is incompatible with conversion #{} prototype:\n\tconversion: % {dynamic}{}\n\t prototype: int\n\t  argument: {}",
                                 argument.position,
                                 conversion.number,
                                 conversion.name,
