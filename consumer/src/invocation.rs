@@ -453,6 +453,9 @@ impl TracingRun<'_> {
             ..
         } = compiled;
         let mut engine = self.choose_engine(verified, &enabled_probes, &settings)?;
+        for notice in &settings.rate_notices {
+            self.messages.message(notice);
+        }
         self.run_session(
             program,
             enabled_probes,
@@ -555,8 +558,12 @@ impl TracingRun<'_> {
                 messages.message("allowing destructive actions");
             }
         }
-        if let Err(reason) = check_minimum_sizes(program, &enabled_probes, &settings.engine.options)
-        {
+        if let Err(reason) = check_minimum_sizes(
+            program,
+            &enabled_probes,
+            &settings.engine.options,
+            settings.engine.buffer_policy,
+        ) {
             messages.message(&format!("could not enable tracing: {reason}"));
             return Err(EXIT_FATAL);
         }

@@ -261,8 +261,12 @@ impl TracingEngine for KernelEngine {
 
     fn stop(&mut self) {
         let session = &mut self.session;
-        let (cpu, ()) = run_on_cpu(self.only_cpu, || session.stop());
+        let (cpu, stopped) = run_on_cpu(self.only_cpu, || session.stop());
         self.end_cpu = cpu;
+        if let Err(error) = stopped {
+            self.messages
+                .message(&format!("could not fire END: {error}"));
+        }
     }
 
     fn begin_cpu(&self) -> Option<u32> {

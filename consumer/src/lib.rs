@@ -13,6 +13,7 @@ pub mod messages;
 pub mod options;
 pub mod preprocess;
 pub mod probe_listing;
+pub mod rate_bounds;
 pub mod record;
 pub mod render;
 pub mod session;

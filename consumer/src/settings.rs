@@ -20,6 +20,7 @@ use kernel_shim::runtime::RuntimeOptions;
 use crate::command_environment::CommandEnvironment;
 use crate::options::{check_pragma_option, DtraceOption, OptionSet};
 use crate::preprocess::{Conformance, DataModel, PreprocessorArgument, PreprocessorSettings};
+use crate::rate_bounds::{bounded_clean_interval, rate_notices};
 use crate::render::aggregation_sorting::AggregationSortOptions;
 use crate::render::display_options::AggregationDisplayOptions;
 use crate::render::histogram::HistogramStyle;
@@ -252,7 +253,7 @@ fn engine_options(options: &OptionSet) -> EngineOptions {
         engine.speculation_size = specsize;
     }
     if let Some(interval) = options.rate_ns(DtraceOption::CleanRate) {
-        engine.speculation_clean_interval = interval;
+        engine.speculation_clean_interval = bounded_clean_interval(interval);
     }
     engine.only_cpu = options
         .integer(DtraceOption::Cpu)
@@ -274,9 +275,11 @@ pub struct TracingSettings {
     pub destructive_allowed: bool,
     pub engine_choice: EngineChoice,
     pub engine: EngineSettings,
-    /// Print the notices about sizes the kernel engine lowered (neither `quietresize`
-    /// nor `quiet`).
+    /// Print the notices about sizes the kernel engine lowered (unless `quietresize`).
     pub resize_notices: bool,
+    /// dtrace(1)'s notices about the rates set that DTrace's bounds changed
+    /// (`rate_bounds`), printed once tracing is enabled (none under `quietresize`).
+    pub rate_notices: Vec<String>,
     /// `bufresize=manual`: a size the kernel engine would have to lower is a failure
     /// to enable tracing instead.
     pub manual_resize: bool,
@@ -311,7 +314,13 @@ impl TracingSettings {
                     .unwrap_or_default(),
                 debug: options.boolean(DtraceOption::Debug),
             },
-            resize_notices: !options.boolean(DtraceOption::QuietResize) && !quiet,
+            // dtrace(1) prints these as errors, which `quiet` does not silence.
+            resize_notices: !options.boolean(DtraceOption::QuietResize),
+            rate_notices: if options.boolean(DtraceOption::QuietResize) {
+                Vec::new()
+            } else {
+                rate_notices(options)
+            },
             manual_resize: options.word(DtraceOption::BufResize) == Some("manual"),
             no_symbol_resolution: options.boolean(DtraceOption::NoResolve),
             session: SessionSettings::from_options(options, target_pid),

@@ -8,6 +8,7 @@ use kernel_shim::runtime::{LoweredSize, SizeOption};
 pub fn kernel_lowered_size_notice(lowered: &LoweredSize) -> Option<String> {
     let name = match lowered.option {
         SizeOption::BufferSize => "buffer size",
+        SizeOption::SpeculationSize => "speculation size",
     };
     lowered_size_notice(name, lowered.requested, lowered.granted)
 }

@@ -50,7 +50,11 @@ fn tracing_settings_follow_the_options() {
     assert_eq!(settings.engine.buffer_policy, BufferPolicy::Ring);
     assert_eq!(settings.engine_choice, EngineChoice::VirtualMachine);
     assert!(settings.quiet && settings.session.trace.quiet);
-    assert!(!settings.resize_notices);
+    // dtrace(1) prints the resize notices as errors: quiet does not silence them.
+    assert!(settings.resize_notices);
+    let quietresize = options(&[("quietresize", None), ("cleanrate", Some("1"))]);
+    let quietresize = TracingSettings::from_options(&quietresize, None);
+    assert!(!quietresize.resize_notices && quietresize.rate_notices.is_empty());
     assert!(settings.destructive_allowed);
     assert_eq!(settings.session.target_pid, Some(7));
     let defaults = TracingSettings::from_options(&OptionSet::new(), None);

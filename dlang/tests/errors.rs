@@ -607,7 +607,7 @@ fn declarations() {
         "array declaration requires array dimension or tuple signature: a",
     );
     check(
-        "enum e { A = 0x7fffffff, B };",
+        "enum e { A = 0x7fffffff, B = 0x80000000 };",
         "D_DECL_ENOFLOW",
         "enumerator 'B' value overflows INT_MAX (2147483647)",
     );
@@ -776,12 +776,12 @@ fn more_declarations_and_definitions() {
     check(
         "typedef int f(void, int);",
         "D_DECL_PROTO_VOID",
-        "void must be sole parameter in a function prototype",
+        "void must be sole parameter in function prototype",
     );
     check(
         "typedef int f(void v);",
         "D_DECL_PROTO_NAME",
-        "void parameter may not have a name",
+        "void parameter may not have a name: v",
     );
     check(
         "struct s { int; };",

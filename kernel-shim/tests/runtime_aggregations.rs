@@ -80,7 +80,7 @@ fn a_new_generation_restarts_min_max_and_count() {
     assert_eq!(value(&restarted, 1), Some(250));
     assert_eq!(value(&restarted, 2), Some(1500));
     assert_eq!(value(&restarted, 3), Some(1749));
-    session.stop();
+    session.stop().expect("END fires");
 }
 
 #[test]
@@ -132,5 +132,5 @@ fn changes_after_a_new_generation_begins_wait_for_it_to_finish() {
         after.into_iter().collect::<Vec<_>>(),
         vec![((1, 0), 100), ((1, 1), 100), ((2, 0), 5)]
     );
-    session.stop();
+    session.stop().expect("END fires");
 }

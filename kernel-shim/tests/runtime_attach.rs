@@ -1,5 +1,5 @@
-//! Live tests of attachment through `runtime::attach`: the BEGIN marker uprobe on this test
-//! binary fires its program only for its own session's cookie, from any thread; the
+//! Live tests of attachment through `runtime::attach`: a BEGIN or END marker runs its
+//! program at once in the firing thread (no attachment at all); the
 //! syscall targets (tracepoint and raw tracepoint) count this thread's calls exactly;
 //! profile and tick clocks sample every CPU or one; mismatched program types are refused;
 //! and a process killed with SIGKILL leaves no program behind.
@@ -14,7 +14,7 @@ use common::{
     emit_thread_filter, thread_id,
 };
 use kernel_shim::ebpf::{Assembler, Helper, Insn, JmpOp, Reg};
-use kernel_shim::runtime::{attach, session_filter_prologue, AttachTarget, ClockCpus, Marker};
+use kernel_shim::runtime::{attach, AttachTarget, ClockCpus, Marker};
 use kernel_shim::sys::{
     bpf_prog_load, online_cpus, CpuClockRate, MapFd, ProgFd, ProgramLoadRequest, ProgramType,
 };
@@ -24,39 +24,42 @@ fn load(program_type: ProgramType, instructions: &[Insn]) -> ProgFd {
         .unwrap_or_else(|error| panic!("{error}"))
 }
 
-/// A program counting every run in `counters[0]`, after the session filter of `cookie`.
-fn marker_counter(cookie: u64, counters: &MapFd) -> ProgFd {
+/// A raw-tracepoint program counting, in `counters[0]`, its runs in this thread.
+fn marker_counter(counters: &MapFd) -> ProgFd {
     let mut assembler = Assembler::new();
     let done = assembler.new_label();
-    assembler.emit_all(&session_filter_prologue(cookie));
+    emit_thread_filter(&mut assembler, thread_id(), done);
     emit_increment(&mut assembler, counters, 0);
     emit_return_zero(&mut assembler, done);
-    load(ProgramType::Kprobe, &assembler.finish().expect("assembles"))
+    load(
+        ProgramType::RawTracepoint,
+        &assembler.finish().expect("assembles"),
+    )
 }
 
 #[test]
-fn begin_marker_fires_only_for_its_session() {
-    if !bpf_available("begin_marker_fires_only_for_its_session") {
+fn a_marker_runs_its_program_in_the_firing_thread_each_time_it_fires() {
+    if !bpf_available("a_marker_runs_its_program_in_the_firing_thread_each_time_it_fires") {
         return;
     }
-    let cookie = 0x5e55_1011_0000_0001;
     let counters = counter_map("dtrace_begin");
-    let program = marker_counter(cookie, &counters);
-    let attachment =
-        attach(&program, &AttachTarget::Marker(Marker::Begin), 0).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(attachment.attachment_count(), 1);
-    Marker::Begin.fire(cookie);
-    // Another thread of the process fires it too: the uprobe follows the process.
-    std::thread::spawn(move || Marker::Begin.fire(cookie))
-        .join()
-        .expect("thread");
-    // Another session's cookie and the END marker do not.
-    Marker::Begin.fire(cookie + 1);
-    Marker::End.fire(cookie);
-    assert_eq!(counter(&counters, 0), 2);
-    drop(attachment);
-    Marker::Begin.fire(cookie);
-    assert_eq!(counter(&counters, 0), 2, "fired after detaching");
+    let program = marker_counter(&counters);
+    Marker::Begin
+        .fire(&program)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(counter(&counters, 0), 1);
+    Marker::End.fire(&program).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        counter(&counters, 0),
+        2,
+        "the program runs synchronously, in this thread"
+    );
+    // A program the test run cannot take is reported, not ignored.
+    let tracepoint_program = getppid_counter(ProgramType::Tracepoint, &counters);
+    let error = Marker::End
+        .fire(&tracepoint_program)
+        .expect_err("not a raw tracepoint");
+    assert!(error.to_string().contains("dtrace:::END"), "{error}");
 }
 
 /// A program counting this thread's getppid(2) calls: at a `syscalls` tracepoint, or at
@@ -194,7 +197,11 @@ fn mismatched_program_types_are_refused() {
     }
     let counters = counter_map("dtrace_mis");
     let program = getppid_counter(ProgramType::Tracepoint, &counters);
-    let error = attach(&program, &AttachTarget::Marker(Marker::End), 0).expect_err("mismatch");
+    let target = AttachTarget::Kprobe {
+        function: "do_nanosleep".to_string(),
+        return_probe: false,
+    };
+    let error = attach(&program, &target, 0).expect_err("mismatch");
     assert!(
         error.to_string().contains("needs a kprobe program"),
         "{error}"

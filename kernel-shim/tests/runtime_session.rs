@@ -85,7 +85,7 @@ fn begin_syscalls_and_end_with_exact_counts() {
     assert_eq!(first.get(&1), Some(&3000));
     assert_eq!(first.get(&2), Some(&3000));
     call_getppid(4000);
-    session.stop();
+    session.stop().expect("END fires");
     // Calls after stop are not seen.
     call_getppid(10);
     let second = session.take_aggregations().expect("aggregations");
@@ -147,7 +147,7 @@ fn exit_in_begin_sets_the_flag() {
     );
     session.start().unwrap_or_else(|error| panic!("{error}"));
     assert!(session.exit_requested().expect("flag"));
-    session.stop();
+    session.stop().expect("END fires");
     let records = session.take_records();
     assert_eq!(records.len(), 1, "{records:?}");
     assert_eq!(records[0].1.len(), 16, "one exit record");
@@ -172,7 +172,7 @@ fn one_page_buffer_records_plus_drops_equal_the_calls() {
             .map(|(_, buffer)| buffer.len())
             .sum::<usize>();
     }
-    session.stop();
+    session.stop().expect("END fires");
     bytes += session
         .take_records()
         .iter()
@@ -250,7 +250,7 @@ fn fill_policy_keeps_the_first_records_and_counts_the_rest_as_drops() {
     call_getppid(CALLS);
     assert!(session.take_records().is_empty(), "read before the end");
     assert!(session.principal_buffer_filled().expect("counters"));
-    session.stop();
+    session.stop().expect("END fires");
     let values = traced_values(&session.take_records());
     let (end, values) = values.split_last().expect("records");
     assert_eq!(*end, 1_000_000, "END's record comes last");
@@ -279,7 +279,7 @@ fn ring_policy_keeps_the_last_records_without_drops() {
     call_getppid(CALLS);
     assert!(session.take_records().is_empty(), "read before the end");
     assert!(!session.principal_buffer_filled().expect("counters"));
-    session.stop();
+    session.stop().expect("END fires");
     let values = traced_values(&session.take_records());
     let (end, values) = values.split_last().expect("records");
     assert_eq!(*end, 1_000_000, "END's record comes last");

@@ -2,16 +2,20 @@
 //! descriptions across providers.
 //!
 //! Ids are stable within a run: a probe keeps the id it was first given. They are also
-//! deterministic across runs on the same machine for the statically listed probes. At
-//! the first query every cheap static provider is populated (asked for all its probes)
-//! in registration order, so the dtrace provider always owns ids 1–3 (BEGIN, END,
-//! ERROR) and, for example, the syscall probes always follow them in syscall-number
-//! order whatever the first query was. A costly static provider (fbt, which reads
-//! kallsyms; rawtp, which reads BTF) is populated at the first query that may match it.
-//! Probes created on demand (`tick-5s`, `pid1234::malloc:entry`, USDT probes) take the
-//! next free id when first seen, so fbt and rawtp ids shift by the number of on-demand
-//! probes (and, for rawtp, fbt probes) created before they were read; listing
-//! everything, or looking a probe up by id, populates fbt, then rawtp, first.
+//! deterministic across runs on the same machine for the statically listed probes. The
+//! cheap static providers are populated (asked for all their probes) in registration
+//! order, so the dtrace provider always owns ids 1–3 (BEGIN, END, ERROR) and, for
+//! example, the syscall probes always follow them in syscall-number order whatever the
+//! first query was. A query populates them only as far as the last provider that may
+//! match it (`dtrace:::BEGIN` reads nothing, `syscall::read:entry` no tracefs event
+//! list), and every one of them before a probe is created on demand, so the ids come
+//! out as if all had been populated at the first query. A costly static provider (fbt,
+//! which reads kallsyms; rawtp, which reads BTF) is populated at the first query that
+//! may match it. Probes created on demand (`tick-5s`, `pid1234::malloc:entry`, USDT
+//! probes) take the next free id when first seen, so fbt and rawtp ids shift by the
+//! number of on-demand probes (and, for rawtp, fbt probes) created before they were
+//! read; listing everything, or looking a probe up by id, populates fbt, then rawtp,
+//! first.
 
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
@@ -115,14 +119,27 @@ impl ProbeRegistry {
     /// may be empty or a glob; providers create on-demand probes as needed.
     pub fn matching(&mut self, description: &ProbeDescription) -> Result<Vec<u32>, ProviderError> {
         let mut ids = Vec::new();
-        self.populate(|provider| {
-            !provider.enumeration_is_costly() || provider.may_match(description)
+        let last_that_may_match = self
+            .providers
+            .iter()
+            .rposition(|provider| provider.may_match(description));
+        self.populate(|index, provider| {
+            if provider.enumeration_is_costly() {
+                provider.may_match(description)
+            } else {
+                last_that_may_match.is_some_and(|last| index <= last)
+            }
         })?;
         for index in 0..self.providers.len() {
             if !self.providers[index].may_match(description) {
                 continue;
             }
             for entry in self.providers[index].probes(description)? {
+                if self.known_id(&entry.description).is_none() {
+                    // A probe created on demand: its id follows every cheap static
+                    // provider's probes, whichever queries came first.
+                    self.populate(|_, provider| !provider.enumeration_is_costly())?;
+                }
                 ids.push(self.intern(index, entry));
             }
         }
@@ -166,7 +183,7 @@ impl ProbeRegistry {
     /// id taken from `dtrace -l` resolves.
     pub fn probe_by_id(&mut self, id: u32) -> Result<Option<&ProbeEntry>, ProviderError> {
         if self.probe(id).is_none() {
-            self.populate(|_| true)?;
+            self.populate(|_, _| true)?;
         }
         Ok(self.probe(id))
     }
@@ -204,7 +221,7 @@ impl ProbeRegistry {
         with_argument_types: bool,
     ) -> Result<Vec<ListedProbe>, ProviderError> {
         let ids: Vec<u32> = if descriptions.is_empty() {
-            self.populate(|_| true)?;
+            self.populate(|_, _| true)?;
             (1..=self.entries.len() as u32).collect()
         } else {
             let mut ids = Vec::new();
@@ -230,11 +247,14 @@ impl ProbeRegistry {
 
     /// Gives ids to every listed probe of each static provider, in registration order,
     /// that is not populated yet and that `wanted` selects.
-    fn populate(&mut self, wanted: impl Fn(&dyn Provider) -> bool) -> Result<(), ProviderError> {
+    fn populate(
+        &mut self,
+        wanted: impl Fn(usize, &dyn Provider) -> bool,
+    ) -> Result<(), ProviderError> {
         self.populated.resize(self.providers.len(), false);
         for index in 0..self.providers.len() {
             let provider = self.providers[index].as_ref();
-            if self.populated[index] || !provider.has_static_probes() || !wanted(provider) {
+            if self.populated[index] || !provider.has_static_probes() || !wanted(index, provider) {
                 continue;
             }
             let all = ProbeDescription {
@@ -249,22 +269,27 @@ impl ProbeRegistry {
         Ok(())
     }
 
-    /// The id of `entry`, assigning the next one when the probe is new.
-    fn intern(&mut self, provider: usize, mut entry: ProbeEntry) -> u32 {
-        let hash = description_hash(&entry.description);
-        let same_probe = |id: &u32| self.entries[*id as usize - 1].description == entry.description;
-        let known = self
-            .ids_by_hash
+    /// The id of the probe `description` names, if it has one.
+    fn known_id(&self, description: &ProbeDescription) -> Option<u32> {
+        let hash = description_hash(description);
+        let same_probe = |id: &&u32| self.entries[**id as usize - 1].description == *description;
+        self.ids_by_hash
             .get(&hash)
-            .filter(|id| same_probe(id))
+            .filter(same_probe)
             .or_else(|| {
                 self.colliding_ids
                     .get(&hash)
-                    .and_then(|ids| ids.iter().find(|id| same_probe(id)))
-            });
-        if let Some(&id) = known {
+                    .and_then(|ids| ids.iter().find(same_probe))
+            })
+            .copied()
+    }
+
+    /// The id of `entry`, assigning the next one when the probe is new.
+    fn intern(&mut self, provider: usize, mut entry: ProbeEntry) -> u32 {
+        if let Some(id) = self.known_id(&entry.description) {
             return id;
         }
+        let hash = description_hash(&entry.description);
         let id = self.entries.len() as u32 + 1;
         match self.ids_by_hash.entry(hash) {
             Entry::Occupied(_) => self.colliding_ids.entry(hash).or_default().push(id),

@@ -86,10 +86,24 @@ impl Tracefs {
     }
 
     /// Every tracepoint as (group, event), sorted by group then event: the events of
-    /// every group but those that are not tracepoints ([`NON_TRACEPOINT_GROUPS`]). A
-    /// group that cannot be read contributes no events rather than hiding every other
-    /// group; an unreadable `events/` gives none.
+    /// every group but those that are not tracepoints ([`NON_TRACEPOINT_GROUPS`]).
+    /// They come from the one file `available_events` where there is one (reading the
+    /// hundred-odd group directories instead was a measurable part of start-up);
+    /// otherwise (a copy of `events/` alone) from the directories, where a group that
+    /// cannot be read contributes no events rather than hiding every other group. An
+    /// unreadable `events/` gives none.
     pub fn tracepoints(&self) -> Vec<(String, String)> {
+        if let Ok(listing) = fs::read_to_string(self.root.join("available_events")) {
+            let mut tracepoints: Vec<(String, String)> = listing
+                .lines()
+                .filter_map(|line| line.trim().split_once(':'))
+                .filter(|(group, _)| !NON_TRACEPOINT_GROUPS.contains(group))
+                .map(|(group, event)| (group.to_string(), event.to_string()))
+                .collect();
+            tracepoints.sort();
+            tracepoints.dedup();
+            return tracepoints;
+        }
         let groups = self.groups().unwrap_or_default();
         let mut tracepoints = Vec::new();
         for group in groups

@@ -303,3 +303,40 @@ fn listing_follows_the_descriptions_in_order() {
         ["tick-1000", "BEGIN", "tick-1000"]
     );
 }
+
+#[test]
+fn a_query_reads_no_provider_after_the_last_that_may_match_it() {
+    let tracefs = fake_tracefs();
+    let mut registry = fake_machine_registry(&tracefs);
+    check(&mut registry, "dtrace:::BEGIN", &["dtrace:::BEGIN"]);
+    let read = registry
+        .matching(&description("syscall::read:entry"))
+        .expect("matching");
+    // The sdt provider was not read: its events, removed now, are gone for it.
+    std::fs::remove_dir_all(tracefs.path().join("events/sched")).expect("remove");
+    check(&mut registry, "sdt:sched::", &[]);
+    // The ids are those of a registry that read everything cheap at once.
+    let (tracefs_everything, tracefs_narrow, tracefs_tick) =
+        (fake_tracefs(), fake_tracefs(), fake_tracefs());
+    let mut everything = fake_machine_registry(&tracefs_everything);
+    everything.matching(&description(":::")).expect("matching");
+    assert_eq!(
+        everything
+            .matching(&description("syscall::read:entry"))
+            .expect("matching"),
+        read
+    );
+    // A probe created on demand after a narrow query still follows every cheap static
+    // provider's probes.
+    let mut narrow_first = fake_machine_registry(&tracefs_narrow);
+    narrow_first
+        .matching(&description("dtrace:::END"))
+        .expect("matching");
+    let tick_after_narrow = narrow_first
+        .matching(&description(":::tick-5s"))
+        .expect("matching");
+    let tick_first = fake_machine_registry(&tracefs_tick)
+        .matching(&description(":::tick-5s"))
+        .expect("matching");
+    assert_eq!(tick_after_narrow, tick_first);
+}

@@ -116,6 +116,23 @@ fn sdt_lists_tracepoints_but_not_ftrace_formats() {
 }
 
 #[test]
+fn the_event_list_file_gives_the_tracepoints_the_directories_give() {
+    let directory = fake_tracefs();
+    let tracefs = Tracefs::at(directory.path());
+    let from_directories = tracefs.tracepoints();
+    assert!(!from_directories.is_empty());
+    // tracefs lists `group:event` lines in no particular order.
+    let mut lines: Vec<String> = from_directories
+        .iter()
+        .rev()
+        .map(|(group, event)| format!("{group}:{event}"))
+        .collect();
+    lines.push("ftrace:function".to_string());
+    directory.write("available_events", &(lines.join("\n") + "\n"));
+    assert_eq!(tracefs.tracepoints(), from_directories);
+}
+
+#[test]
 fn sdt_without_tracefs_has_no_probes() {
     assert!(SdtProvider::new(None)
         .probes(&description(":::"))

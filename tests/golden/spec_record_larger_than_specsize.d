@@ -19,5 +19,9 @@ BEGIN
 BEGIN
 {
 	commit(s);
+}
+
+BEGIN
+{
 	exit(0);
 }

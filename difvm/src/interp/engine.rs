@@ -186,7 +186,9 @@ struct CpuState {
 enum Destination {
     Principal,
     Speculation(usize),
-    /// `speculate()` of 0 or of an inactive speculation: the data is thrown away.
+    /// `speculate()` found no room for the record: of 0, of an inactive speculation, or
+    /// of a full one. As DTrace's `dtrace_probe()` flags a drop there, which ends the
+    /// action loop, the rest of the clause does not run and nothing is recorded.
     Dropped,
 }
 
@@ -574,12 +576,15 @@ impl Runtime {
             difo_ordinal: 0,
         };
         for action in &statement.actions {
+            if progress.destination == Destination::Dropped {
+                return;
+            }
             if let Err(fault) =
                 self.run_action(setup, action, &identity, context, &mut progress, outcome)
             {
                 let action_index = progress.difo_ordinal;
                 if !progress.commits.is_empty() {
-                    self.finish_statement(setup, cpu, progress, outcome);
+                    self.finish_statement(setup, (cpu, context.timestamp()), progress, outcome);
                 }
                 self.report_fault(
                     setup,
@@ -593,14 +598,15 @@ impl Runtime {
                 return;
             }
         }
-        self.finish_statement(setup, cpu, progress, outcome);
+        self.finish_statement(setup, (cpu, context.timestamp()), progress, outcome);
     }
 
-    /// Stores the statement's record where it belongs, then performs its commits.
+    /// Stores the statement's record where it belongs, then performs its commits (on
+    /// `cpu` at time `now`, ns).
     fn finish_statement(
         &mut self,
         setup: &Setup,
-        cpu: u32,
+        (cpu, now): (u32, u64),
         progress: ClauseProgress,
         outcome: &mut FiringOutcome,
     ) {
@@ -620,7 +626,8 @@ impl Runtime {
             }
         }
         for index in progress.commits {
-            for (speculation_cpu, records) in self.machine.speculations.commit(index) {
+            let committed = self.machine.speculations.commit(index, cpu, now);
+            for (speculation_cpu, records) in committed {
                 self.append_principal(setup, speculation_cpu, &records);
             }
         }
@@ -695,11 +702,14 @@ impl Runtime {
                 outcome.exit_requested = true;
             }
             ActionKind::Speculate => {
+                let length = progress.record.len() as u64;
                 progress.destination = match speculations
                     .index_of(first_value)
                     .map_err(DifFault::outside_code)?
                 {
-                    Some(index) if speculations.is_active(index) => Destination::Speculation(index),
+                    Some(index) if speculations.reserve(index, context.cpu(), length) => {
+                        Destination::Speculation(index)
+                    }
                     _ => Destination::Dropped,
                 };
             }

@@ -645,11 +645,19 @@ fn speculations_commit_and_discard() {
         1,
         "CPU 1's data goes to CPU 1"
     );
-    // After the commit the speculation is free: allocate again, speculate, discard.
+    // CPU 1 held data, so the committed speculation is busy until the cleaner has run
+    // (`cleanrate`); then allocate again, speculate, discard.
     engine.fire(70, &context());
-    engine.fire(71, &context());
-    engine.fire(73, &context());
-    engine.fire(72, &context());
+    assert_eq!(engine.drops().speculation_busy, 1);
+    let cleaned = SimpleFiringContext {
+        timestamp: crate::engine::DEFAULT_CLEAN_INTERVAL,
+        ..context()
+    };
+    engine.fire(70, &cleaned);
+    assert_eq!(engine.drops().speculation_busy, 1, "free again");
+    engine.fire(71, &cleaned);
+    engine.fire(73, &cleaned);
+    engine.fire(72, &cleaned);
     let epids: Vec<u32> = split_records(&engine.take_buffer(0), &sizes)
         .iter()
         .map(|(epid, _)| *epid)
@@ -677,18 +685,29 @@ fn speculation_limits_and_bad_ids() {
             )],
             0,
         ),
+        statement(
+            None,
+            vec![action(
+                ActionKind::Commit,
+                vec![value(speculation_id(), None)],
+            )],
+            0,
+        ),
     ];
-    let mut engine = engine_with(statements, &[70, 71, 72, 73, 74], Vec::new(), options);
+    let mut engine = engine_with(statements, &[70, 71, 72, 73, 74, 75], Vec::new(), options);
     engine.fire(70, &context());
     engine.fire(74, &context());
     assert_eq!(engine.drops().speculation_unavailable, 1, "nspec is 1");
     engine.fire(71, &context());
     engine.fire(71, &context());
+    assert_eq!(engine.drops().speculative, 0, "reported at the commit");
+    engine.fire(75, &context());
     assert_eq!(
         engine.drops().speculative,
         1,
         "specsize holds one 16-byte record"
     );
+    engine.take_buffer(0);
     engine.fire(72, &context());
     assert_eq!(
         split_records(&engine.take_buffer(0), &[(1, 0), (5, 0)]).len(),

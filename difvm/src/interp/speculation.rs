@@ -2,13 +2,15 @@
 //! `speculation()`, filled by clauses that `speculate()`, emptied by `commit()` and
 //! `discard()`.
 //!
-//! The reference engine runs synchronously, so a committed speculation is free again
-//! immediately, as DTrace's is when only the committing CPU speculated on it. A
-//! discarded one is free at once only when the discarding CPU alone holds data in it;
-//! otherwise (nothing speculated yet, or data on other CPUs) DTrace leaves it
-//! "discarding" until its cleaner runs, at `cleanrate`: until then `speculation()` fails
-//! with the "busy" reason. The cleaner is emulated lazily: a discarding speculation is
-//! free once `cleanrate`'s interval has passed since the discard.
+//! The reference engine runs synchronously: a commit copies every CPU's records at once.
+//! A committed speculation is free again immediately when no CPU but the committing one
+//! holds data in it; otherwise DTrace leaves it "committing" until its cleaner has
+//! committed the other CPUs' buffers. A discarded one is free at once only when the
+//! discarding CPU alone holds data in it; otherwise (nothing speculated yet, or data on
+//! other CPUs) DTrace leaves it "discarding" until its cleaner runs. Until the cleaner
+//! has run, at `cleanrate`, `speculation()` fails with the "busy" reason. The cleaner is
+//! emulated lazily: such a speculation is free once `cleanrate`'s interval has passed
+//! since the commit or discard.
 
 use std::collections::BTreeMap;
 
@@ -20,8 +22,8 @@ enum State {
     #[default]
     Inactive,
     Active,
-    /// Discarded at this time (ns), waiting for the cleaner.
-    Discarding {
+    /// Committed or discarded at this time (ns), waiting for the cleaner.
+    Cleaning {
         since: u64,
     },
 }
@@ -31,6 +33,9 @@ struct Speculation {
     state: State,
     /// Speculated records per CPU.
     buffers: BTreeMap<u32, Vec<u8>>,
+    /// Speculative drops not yet reported: DTrace reports them when the speculation is
+    /// committed and forgets them when it is discarded.
+    drops: u64,
 }
 
 /// All speculations of an engine and their counters.
@@ -73,7 +78,7 @@ impl SpeculationTable {
             let free = match speculation.state {
                 State::Inactive => true,
                 State::Active => false,
-                State::Discarding { since } => {
+                State::Cleaning { since } => {
                     let cleaned = now.saturating_sub(since) >= clean_interval;
                     busy |= !cleaned;
                     cleaned
@@ -105,36 +110,58 @@ impl SpeculationTable {
         Ok(Some(id as usize - 1))
     }
 
-    /// Whether speculation `index` is allocated.
-    pub fn is_active(&self, index: usize) -> bool {
-        self.speculations
-            .get(index)
-            .is_some_and(|speculation| speculation.state == State::Active)
+    /// `speculate()` on `cpu` of a clause whose record is `length` bytes: whether
+    /// speculation `index` is active and its buffer on `cpu` has room for the record.
+    /// DTrace reserves the room at the `speculate()`, so a full buffer counts a
+    /// speculative drop there, reported when the speculation is committed.
+    pub fn reserve(&mut self, index: usize, cpu: u32, length: u64) -> bool {
+        let size_per_cpu = self.size_per_cpu;
+        let Some(speculation) = self.speculations.get_mut(index) else {
+            return false;
+        };
+        if speculation.state != State::Active {
+            return false;
+        }
+        let used = speculation.buffers.get(&cpu).map_or(0, Vec::len) as u64;
+        if used + length > size_per_cpu {
+            speculation.drops += 1;
+            return false;
+        }
+        true
     }
 
-    /// Appends a record to speculation `index` on `cpu`; a full buffer counts a
-    /// speculative drop. Records for inactive speculations vanish.
+    /// Appends a record to speculation `index` on `cpu`, which [`Self::reserve`] found
+    /// room for. Records for speculations no longer active vanish.
     pub fn append(&mut self, index: usize, cpu: u32, record: &[u8]) {
-        let size_per_cpu = self.size_per_cpu;
         let Some(speculation) = self.speculations.get_mut(index) else {
             return;
         };
         if speculation.state != State::Active {
             return;
         }
-        let buffer = speculation.buffers.entry(cpu).or_default();
-        if buffer.len() as u64 + record.len() as u64 > size_per_cpu {
-            self.drops += 1;
-            return;
-        }
-        buffer.extend_from_slice(record);
+        speculation
+            .buffers
+            .entry(cpu)
+            .or_default()
+            .extend_from_slice(record);
     }
 
-    /// `commit()`: frees speculation `index` and returns its records per CPU.
-    pub fn commit(&mut self, index: usize) -> BTreeMap<u32, Vec<u8>> {
+    /// `commit()` on `cpu` at time `now` (ns): reports speculation `index`'s drops and
+    /// returns its records per CPU. It is free at once unless another CPU holds data in
+    /// it, and busy until the cleaner otherwise, as in DTrace.
+    pub fn commit(&mut self, index: usize, cpu: u32, now: u64) -> BTreeMap<u32, Vec<u8>> {
         match self.speculations.get_mut(index) {
             Some(speculation) if speculation.state == State::Active => {
-                speculation.state = State::Inactive;
+                let elsewhere = speculation
+                    .buffers
+                    .iter()
+                    .any(|(each, buffer)| *each != cpu && !buffer.is_empty());
+                speculation.state = if elsewhere {
+                    State::Cleaning { since: now }
+                } else {
+                    State::Inactive
+                };
+                self.drops += std::mem::take(&mut speculation.drops);
                 std::mem::take(&mut speculation.buffers)
             }
             _ => BTreeMap::new(),
@@ -165,9 +192,10 @@ impl SpeculationTable {
         speculation.state = if only_here {
             State::Inactive
         } else {
-            State::Discarding { since: now }
+            State::Cleaning { since: now }
         };
         speculation.buffers.clear();
+        speculation.drops = 0;
     }
 
     /// Failed `speculation()` calls (no speculative buffer available).
@@ -180,7 +208,8 @@ impl SpeculationTable {
         self.busy
     }
 
-    /// Records dropped because a speculation buffer was full.
+    /// Records dropped because a speculation buffer was full, in speculations since
+    /// committed.
     pub fn drops(&self) -> u64 {
         self.drops
     }
@@ -204,23 +233,37 @@ mod tests {
             table.index_of(3).unwrap_err().code,
             FaultCode::IllegalOperation
         );
-        table.append(0, 0, &[1; 8]);
-        table.append(0, 1, &[2; 8]);
-        table.append(0, 0, &[3; 8]);
-        table.append(0, 0, &[4; 8]);
+        for (cpu, byte) in [(0, 1), (1, 2), (0, 3)] {
+            assert!(table.reserve(0, cpu, 8));
+            table.append(0, cpu, &[byte; 8]);
+        }
+        assert!(!table.reserve(0, 0, 8), "no room left on CPU 0");
+        assert_eq!(table.drops(), 0, "reported at the commit");
+        let committed = table.commit(0, 0, 0);
         assert_eq!(table.drops(), 1);
-        let committed = table.commit(0);
         assert_eq!(committed[&0], [[1u8; 8], [3u8; 8]].concat());
         assert_eq!(committed[&1], vec![2u8; 8]);
-        assert!(!table.is_active(0));
-        assert_eq!(table.allocate(0), 1);
+        assert!(!table.reserve(0, 0, 0), "committed: inactive");
+        assert_eq!(
+            table.allocate(0),
+            0,
+            "CPU 1 held data: busy until the cleaner"
+        );
+        assert_eq!(table.drops(), 1, "an inactive speculation is no drop");
+        assert_eq!(table.allocate(DEFAULT_CLEAN_INTERVAL), 1, "cleaned");
         table.append(1, 0, &[5; 8]);
+        assert!(!table.reserve(1, 0, 16));
         table.discard(1, 0, 0);
-        assert!(table.commit(1).is_empty());
+        assert!(table.commit(1, 0, 0).is_empty());
         assert_eq!(
             table.allocate(0),
             2,
             "discarded on the only CPU with data: free"
+        );
+        assert_eq!(
+            table.drops(),
+            1,
+            "a discarded speculation's drops are forgotten"
         );
     }
 

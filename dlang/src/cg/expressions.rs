@@ -490,8 +490,8 @@ impl DifoGenerator<'_> {
         Ok(Some((size, signed)))
     }
 
-    /// A thread-local or associative-array element of struct or union type that does
-    /// not exist loads as 0; it reads as zero-filled storage instead (zeroed scratch of
+    /// A thread-local or associative-array element of struct, union or array type that
+    /// does not exist loads as 0; it reads as zero-filled storage instead (zeroed scratch of
     /// the type's size), as a dynamic variable that was never assigned does in DTrace.
     fn zero_struct_if_missing(
         &mut self,
@@ -507,7 +507,7 @@ impl DifoGenerator<'_> {
         let Some(ty) = variable.ty else {
             return Ok(());
         };
-        if !dynamic || !self.types.is_struct_or_union(ty) {
+        if !dynamic || !(self.types.is_struct_or_union(ty) || self.types.is_array(ty)) {
             return Ok(());
         }
         let present = self.builder.label();

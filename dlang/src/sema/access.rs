@@ -402,7 +402,9 @@ impl Analyzer<'_> {
                             "operator [ ] requires an index of integral type",
                         ));
                     }
-                    self.check_array_bounds(&index, elements)?;
+                    if elements > 1 {
+                        self.check_array_bounds(&index, elements)?;
+                    }
                     return Ok(Place::StaticArray {
                         variable: id,
                         index,
@@ -780,6 +782,16 @@ impl Analyzer<'_> {
                 variable, index, ..
             } if self.is_in_memory(variable) => {
                 self.static_array_element_address(variable, index, span)
+            }
+            // A global struct or union is by reference: its value is the address of
+            // storage kept for the whole session, which `&` types as a pointer.
+            Place::Variable(id) if self.is_global_struct_variable(id) => {
+                let ty = self.place_type(&place);
+                Ok(TypedExpr {
+                    kind: TypedExprKind::Variable(id),
+                    ty: self.types.pointer_to(ty),
+                    span: span.clone(),
+                })
             }
             Place::Variable(_)
             | Place::Associative { .. }

@@ -7,7 +7,7 @@ use super::functions;
 use super::ir::{TypedExpr, TypedExprKind, VariableId};
 use super::operators::is_aggregation_expression;
 use super::variables::{VariableScope, VariableShape};
-use super::{error, Analyzer, SemaResult};
+use super::{constants, error, Analyzer, SemaResult};
 use crate::ast::{AssignmentOperator, BinaryOperator, Expr, ExprKind, UnaryOperator};
 use crate::diagnostics::{Diagnostic, ErrorTag, Span};
 use crate::types::{TypeId, TypeKind};
@@ -210,11 +210,20 @@ impl Analyzer<'_> {
     ) -> SemaResult<Place> {
         match &target.kind {
             ExprKind::Identifier(name) if self.inline_parameter(name).is_none() => {
-                if self.inlines.contains_key(name) || self.types.find_enumerator(name).is_some() {
+                // An integer constant (an enumerator, an inline of a constant value)
+                // is no lvalue; any other inline is a variable that cannot be written.
+                if self.is_constant_identifier(name) {
                     return Err(error(
                         ErrorTag::D_OP_LVAL,
                         span,
                         format!("operator {symbol} requires modifiable lvalue as an operand"),
+                    ));
+                }
+                if self.inlines.contains_key(name) {
+                    return Err(error(
+                        ErrorTag::D_OP_WRITE,
+                        span,
+                        format!("operator {symbol} can only be applied to a writable variable"),
                     ));
                 }
                 let id = match self.variables.global(name) {
@@ -284,7 +293,25 @@ impl Analyzer<'_> {
                         self.give_array_type(id, creation, span)?;
                         Ok(Place::Associative { variable: id, keys })
                     }
-                    _ => self.place(target),
+                    _ => {
+                        let place = self.place(target)?;
+                        // An element of an inline array (`inline int a[int i] = ...`),
+                        // once its keys check, is a variable that may not be written.
+                        if let ExprKind::Identifier(name) = &base.kind {
+                            if self.inline_parameter(name).is_none()
+                                && self.inlines.contains_key(name)
+                            {
+                                return Err(error(
+                                    ErrorTag::D_OP_WRITE,
+                                    span,
+                                    format!(
+                                        "operator {symbol} can only be applied to a writable variable"
+                                    ),
+                                ));
+                            }
+                        }
+                        Ok(place)
+                    }
                 }
             }
             _ => {
@@ -366,6 +393,21 @@ impl Analyzer<'_> {
             ));
         }
         Ok(())
+    }
+
+    /// Whether `name` is an enumerator or an inline whose value DTrace's parser folds
+    /// into an integer constant, which dt_node_ident() then puts in its place.
+    fn is_constant_identifier(&self, name: &str) -> bool {
+        if self.types.find_enumerator(name).is_some() {
+            return true;
+        }
+        self.inlines.get(name).is_some_and(|inline| {
+            inline.parameters.is_empty()
+                && self.types.is_integer(inline.ty)
+                && constants::folds_to_constant(&inline.definition.value, &|name| {
+                    self.is_constant_identifier(name)
+                })
+        })
     }
 
     /// The place of a scalar variable being written, giving it a type if the write

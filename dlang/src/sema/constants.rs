@@ -117,7 +117,17 @@ impl Analyzer<'_> {
 /// Identifiers (inlines, enumerators) are only resolved later, when DTrace checks the
 /// clause.
 pub(super) fn is_parse_time_constant(expr: &Expr) -> bool {
+    folds_to_constant(expr, &|_| false)
+}
+
+/// Whether `expr` folds into an integer constant when the identifiers for which
+/// `constant_identifier` holds are integer constants themselves (dt_node_ident() turns
+/// a name of an inline whose value is an integer constant, an enumerator among them,
+/// into that constant as soon as it is parsed).
+pub(super) fn folds_to_constant(expr: &Expr, constant_identifier: &dyn Fn(&str) -> bool) -> bool {
+    let folds = |expr: &Expr| folds_to_constant(expr, constant_identifier);
     match &expr.kind {
+        ExprKind::Identifier(name) => constant_identifier(name),
         ExprKind::Integer { .. } | ExprKind::SizeofType(_) | ExprKind::Offsetof { .. } => true,
         ExprKind::Macro(crate::ast::MacroVariable::Argument(_)) => true,
         ExprKind::SizeofExpr(operand) => matches!(operand.kind, ExprKind::String(_)),
@@ -128,28 +138,21 @@ pub(super) fn is_parse_time_constant(expr: &Expr) -> bool {
                     | UnaryOperator::Plus
                     | UnaryOperator::BitwiseNot
                     | UnaryOperator::LogicalNot
-            ) && is_parse_time_constant(operand)
+            ) && folds(operand)
         }
         ExprKind::Binary {
             operator,
             left,
             right,
-        } => {
-            *operator != BinaryOperator::Comma
-                && is_parse_time_constant(left)
-                && is_parse_time_constant(right)
-        }
-        ExprKind::Cast { operand, .. } => is_parse_time_constant(operand),
+        } => *operator != BinaryOperator::Comma && folds(left) && folds(right),
+        ExprKind::Cast { operand, .. } => folds(operand),
         // dt_node_op3() picks the branch of a constant condition; whether the branch
         // it picks is a constant is for the analysed value to tell.
         ExprKind::Conditional {
             condition,
             then_value,
             else_value,
-        } => {
-            is_parse_time_constant(condition)
-                && (is_parse_time_constant(then_value) || is_parse_time_constant(else_value))
-        }
+        } => folds(condition) && (folds(then_value) || folds(else_value)),
         _ => false,
     }
 }

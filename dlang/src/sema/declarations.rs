@@ -21,14 +21,14 @@ use crate::kernel_types::KernelTypeNamespace;
 use crate::types::{intrinsic_from_words, MemberLayout, Qualifiers, TypeId, TypeTable};
 
 /// What a declarator declares once its derivations are applied.
-struct Declared {
-    name: Option<(String, Span)>,
-    ty: TypeId,
+pub(super) struct Declared {
+    pub(super) name: Option<(String, Span)>,
+    pub(super) ty: TypeId,
     /// The outermost derivation when it is an array: `[N]` count or key signature.
-    outer_array: Option<OuterArray>,
+    pub(super) outer_array: Option<OuterArray>,
 }
 
-enum OuterArray {
+pub(super) enum OuterArray {
     Elements(u64, TypeId),
     Keys(Vec<TypeId>, TypeId),
 }
@@ -148,160 +148,6 @@ impl Analyzer<'_> {
             ));
         }
         Ok(Some(*class))
-    }
-
-    fn declare_variable(
-        &mut self,
-        name: &str,
-        span: &Span,
-        scope: VariableScope,
-        declared: Declared,
-    ) -> SemaResult<()> {
-        let (shape, ty) = match declared.outer_array {
-            Some(OuterArray::Keys(keys, element)) => {
-                if scope == VariableScope::ClauseLocal {
-                    return Err(error(
-                        ErrorTag::D_DECL_LOCASSC,
-                        span,
-                        format!(
-                            "associative arrays may not be declared as local variables: {name}"
-                        ),
-                    ));
-                }
-                (VariableShape::Associative { keys: Some(keys) }, element)
-            }
-            Some(OuterArray::Elements(count, element))
-                if scope == VariableScope::Global && self.types.is_scalar(element) =>
-            {
-                (VariableShape::StaticArray { elements: count }, element)
-            }
-            _ => (VariableShape::Scalar, declared.ty),
-        };
-        if self.types.is_void(ty) {
-            return Err(error(
-                ErrorTag::D_DECL_VOIDOBJ,
-                span,
-                format!("cannot have void object: {name}"),
-            ));
-        }
-        if self.types.is_dynamic(ty) || self.types.is_internal(ty) {
-            return Err(error(
-                ErrorTag::D_DECL_DYNOBJ,
-                span,
-                format!("cannot have dynamic object: {name}"),
-            ));
-        }
-        if self.is_incomplete(ty) {
-            return Err(error(
-                ErrorTag::D_DECL_INCOMPLETE,
-                span,
-                format!(
-                    "incomplete struct/union/enum {}: {name}",
-                    self.type_name(ty)
-                ),
-            ));
-        }
-        if self.types.is_function(ty) {
-            return Err(error(
-                ErrorTag::D_DECL_IDENT,
-                span,
-                format!("function declarations are not permitted in D: {name}"),
-            ));
-        }
-        let existing = match scope {
-            VariableScope::ThreadLocal => self.variables.thread_local(name),
-            VariableScope::ClauseLocal => self.variables.clause_local(name),
-            _ => self.variables.global(name),
-        };
-        // An inline or an enumerator of that name: dt_node_decl() compares kinds and
-        // types, and a declaration of the inline's own kind and type declares nothing.
-        let previous_identifier = if scope != VariableScope::Global {
-            None
-        } else if let Some(inline) = self.inlines.get(name) {
-            let kind = if inline.parameters.is_empty() {
-                "scalar"
-            } else {
-                "associative array"
-            };
-            Some((kind, inline.ty))
-        } else {
-            self.types
-                .find_enumerator(name)
-                .map(|(enum_type, _)| ("enumerator", enum_type))
-        };
-        if let Some((previous_kind, previous_type)) = previous_identifier {
-            if previous_kind == "scalar"
-                && shape == VariableShape::Scalar
-                && self.types.same_type(previous_type, ty)
-            {
-                return Ok(());
-            }
-            return Err(error(
-                ErrorTag::D_DECL_IDRED,
-                span,
-                format!(
-                    "identifier redeclared: {name}\n\t current: {} {}\n\tprevious: {previous_kind} {}",
-                    identifier_kind(&shape),
-                    identifier_type(self.type_name(ty), &shape),
-                    self.type_name(previous_type)
-                ),
-            ));
-        }
-        // DTrace's functions are built-in identifiers of its global scope too.
-        if scope == VariableScope::Global && functions::lookup_function(name).is_some() {
-            return Err(error(
-                ErrorTag::D_DECL_IDRED,
-                span,
-                format!("built-in identifier redeclared: {name}"),
-            ));
-        }
-        let Some(id) = existing else {
-            self.variables.create(name, scope, shape, Some(ty), true)?;
-            return Ok(());
-        };
-        let variable = self.variables.get(id).clone();
-        if variable.scope == VariableScope::Builtin {
-            return Err(error(
-                ErrorTag::D_DECL_IDRED,
-                span,
-                format!("built-in identifier redeclared: {name}"),
-            ));
-        }
-        let same_shape = match (&variable.shape, &shape) {
-            (VariableShape::Scalar, VariableShape::Scalar) => true,
-            (
-                VariableShape::StaticArray { elements: a },
-                VariableShape::StaticArray { elements: b },
-            ) => a == b,
-            (
-                VariableShape::Associative { keys: Some(a) },
-                VariableShape::Associative { keys: Some(b) },
-            ) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| self.types.same_type(*x, *y)),
-            (VariableShape::Associative { keys: None }, VariableShape::Associative { .. }) => true,
-            _ => false,
-        };
-        let same_type = variable
-            .ty
-            .is_none_or(|previous| self.types.same_type(previous, ty));
-        if same_shape && same_type {
-            let entry = self.variables.get_mut(id);
-            entry.declared = true;
-            entry.ty = Some(ty);
-            entry.shape = shape;
-            return Ok(());
-        }
-        let previous_type = variable.ty.map(|ty| self.type_name(ty)).unwrap_or_default();
-        Err(error(
-            ErrorTag::D_DECL_IDRED,
-            span,
-            format!(
-                "identifier redeclared: {name}\n\t current: {} {}\n\tprevious: {} {}",
-                identifier_kind(&shape),
-                identifier_type(self.type_name(ty), &shape),
-                identifier_kind(&variable.shape),
-                identifier_type(previous_type, &variable.shape)
-            ),
-        ))
     }
 
     /// The type a type name (in a cast, `sizeof`, `offsetof`, `xlate`) denotes.
@@ -442,9 +288,17 @@ impl Analyzer<'_> {
                     ));
                 }
                 Derivation::Array(ArrayDimension::Size(expr)) => {
-                    let value = self.expression(expr)?;
-                    let elements = match constants::constant_value(&value) {
-                        Some(elements) if self.types.is_integer(value.ty) && (elements as i64) > 0 => elements,
+                    // DTrace never resolves the names of a dimension: only what its
+                    // parser folded to an integer constant (inline constants included)
+                    // is a dimension, so an unknown name is no error of its own.
+                    let value = match self.expression(expr) {
+                        Err(diagnostic) if diagnostic.tag == ErrorTag::D_IDENT_UNDEF => None,
+                        value => Some(value?),
+                    };
+                    let elements = match value.as_ref().and_then(|value| {
+                        constants::constant_value(value).filter(|_| self.types.is_integer(value.ty))
+                    }) {
+                        Some(elements) if (elements as i64) > 0 => elements,
                         _ => {
                             return Err(error(
                                 ErrorTag::D_DECL_ARRSUB,
@@ -492,8 +346,11 @@ impl Analyzer<'_> {
                     parameters,
                     varargs,
                 } => {
+                    // dt_decl_prototype() checks each parameter, then that a void one
+                    // is the only one.
                     let mut types = Vec::new();
-                    for (position, parameter) in parameters.iter().enumerate() {
+                    let mut void_parameter = None;
+                    for parameter in parameters {
                         if !parameter.specifiers.storage.is_empty() {
                             return Err(error(
                                 ErrorTag::D_DECL_PARMCLASS,
@@ -504,24 +361,26 @@ impl Analyzer<'_> {
                         let parameter_type =
                             self.type_from_type_name(&decayed_parameter(parameter))?;
                         if self.types.is_void(parameter_type) {
-                            if parameters.len() > 1 || *varargs {
-                                return Err(error(
-                                    ErrorTag::D_DECL_PROTO_VOID,
-                                    &parameter.span,
-                                    "void must be sole parameter in a function prototype",
-                                ));
-                            }
-                            if parameter.declarator.name.is_some() {
+                            if let Some((name, _)) = &parameter.declarator.name {
                                 return Err(error(
                                     ErrorTag::D_DECL_PROTO_NAME,
                                     &parameter.span,
-                                    "void parameter may not have a name",
+                                    format!("void parameter may not have a name: {name}"),
                                 ));
                             }
-                            let _ = position;
+                            void_parameter.get_or_insert(parameter.span.clone());
                             continue;
                         }
                         types.push(parameter_type);
+                    }
+                    if let Some(span) = void_parameter {
+                        if parameters.len() > 1 || *varargs {
+                            return Err(error(
+                                ErrorTag::D_DECL_PROTO_VOID,
+                                &span,
+                                "void must be sole parameter in function prototype",
+                            ));
+                        }
                     }
                     self.types.function(ty, types, *varargs)
                 }
@@ -535,6 +394,14 @@ impl Analyzer<'_> {
     }
 
     fn struct_or_union(&mut self, specifier: &StructOrUnionSpecifier) -> SemaResult<TypeId> {
+        if specifier.members.is_none() {
+            return self.define_struct_or_union(specifier);
+        }
+        let key = specifier as *const StructOrUnionSpecifier as usize;
+        self.type_body(key, |analyzer| analyzer.define_struct_or_union(specifier))
+    }
+
+    fn define_struct_or_union(&mut self, specifier: &StructOrUnionSpecifier) -> SemaResult<TypeId> {
         let is_struct = specifier.kind == Aggregate::Struct;
         let Some(members) = &specifier.members else {
             let namespace = if is_struct {
@@ -639,11 +506,15 @@ impl Analyzer<'_> {
                         format!("cannot have void member: {name}"),
                     ));
                 }
+                // dt_decl_member() reports libctf's refusal of a second member of
+                // the same name (ECTF_DUPMEMBER) as an unclassified error.
                 if names.insert(name.clone(), ()).is_some() {
                     return Err(error(
-                        ErrorTag::D_DECL_IDRED,
+                        ErrorTag::D_UNKNOWN,
                         &declarator.span,
-                        format!("duplicate member name: {name}"),
+                        format!(
+                            "failed to define member '{name}': Duplicate member name definition"
+                        ),
                     ));
                 }
                 layout.push(MemberLayout {
@@ -715,6 +586,33 @@ impl Analyzer<'_> {
     }
 
     fn enumeration(&mut self, specifier: &EnumSpecifier) -> SemaResult<TypeId> {
+        if specifier.enumerators.is_none() {
+            return self.define_enumeration(specifier);
+        }
+        let key = specifier as *const EnumSpecifier as usize;
+        self.type_body(key, |analyzer| analyzer.define_enumeration(specifier))
+    }
+
+    /// The type a struct, union or enum body (at `key`, its specifier's address)
+    /// defines. A body in a clause's type name (`sizeof (struct s { ... })`, a cast)
+    /// is defined once, when the parse-time checks of the clauses read it, as DTrace's
+    /// parser declares it; the clause's analysis then finds that type again.
+    fn type_body(
+        &mut self,
+        key: usize,
+        define: impl FnOnce(&mut Self) -> SemaResult<TypeId>,
+    ) -> SemaResult<TypeId> {
+        if let Some(&ty) = self.clause_type_bodies.get(&key) {
+            return Ok(ty);
+        }
+        let ty = define(self)?;
+        if self.recording_clause_type_bodies {
+            self.clause_type_bodies.insert(key, ty);
+        }
+        Ok(ty)
+    }
+
+    fn define_enumeration(&mut self, specifier: &EnumSpecifier) -> SemaResult<TypeId> {
         let tag = specifier.tag.as_deref();
         let Some(enumerators) = &specifier.enumerators else {
             return Ok(match tag {
@@ -735,19 +633,6 @@ impl Analyzer<'_> {
         let mut values = Vec::new();
         let mut next: i64 = 0;
         for (name, value, span) in enumerators {
-            if self.variables.global(name).is_some()
-                || self.inlines.contains_key(name)
-                || self.types.find_enumerator(name).is_some()
-                || values
-                    .iter()
-                    .any(|(existing, _): &(String, i64)| existing == name)
-            {
-                return Err(error(
-                    ErrorTag::D_DECL_IDRED,
-                    span,
-                    format!("identifier redeclared: {name}"),
-                ));
-            }
             let value = match value {
                 Some(expr) => {
                     // Earlier enumerators of this enum are usable in later values.
@@ -764,6 +649,8 @@ impl Analyzer<'_> {
                         }
                     }
                 }
+                // dt_decl_enumerator() checks only assigned values: the previous
+                // value plus one is C int arithmetic, so INT_MAX is followed by INT_MIN.
                 None => next,
             };
             if value > i64::from(i32::MAX) || value < i64::from(i32::MIN) {
@@ -773,8 +660,33 @@ impl Analyzer<'_> {
                     format!("enumerator '{name}' value overflows INT_MAX ({})", i32::MAX),
                 ));
             }
+            // Then libctf adds the enumerator, refusing a second one of the same name in
+            // this enum (ECTF_DUPMEMBER, an unclassified error), and only then is the
+            // name checked against the global identifiers.
+            if values
+                .iter()
+                .any(|(existing, _): &(String, i64)| existing == name)
+            {
+                return Err(error(
+                    ErrorTag::D_UNKNOWN,
+                    span,
+                    format!(
+                        "failed to define enumerator '{name}': Duplicate member name definition"
+                    ),
+                ));
+            }
+            if self.variables.global(name).is_some()
+                || self.inlines.contains_key(name)
+                || self.types.find_enumerator(name).is_some()
+            {
+                return Err(error(
+                    ErrorTag::D_DECL_IDRED,
+                    span,
+                    format!("identifier redeclared: {name}"),
+                ));
+            }
             values.push((name.clone(), value));
-            next = value + 1;
+            next = i64::from((value as i32).wrapping_add(1));
         }
         self.types.define_enum(ty, values);
         Ok(ty)
@@ -843,8 +755,28 @@ impl Analyzer<'_> {
                     format!("probe {}:{} is already declared", provider.name, probe.name),
                 ));
             }
+            // dt_node_probe() checks the input prototype as dt_decl_prototype() does
+            // a function's.
+            let mut void_argument = None;
             for argument in &probe.arguments {
-                self.type_from_type_name(argument)?;
+                let ty = self.type_from_type_name(argument)?;
+                if self.types.is_void(ty) {
+                    if let Some((name, _)) = &argument.declarator.name {
+                        return Err(error(
+                            ErrorTag::D_DECL_PROTO_NAME,
+                            &argument.span,
+                            format!("void parameter may not have a name: {name}"),
+                        ));
+                    }
+                    void_argument.get_or_insert(argument.span.clone());
+                }
+            }
+            if let Some(span) = void_argument.filter(|_| probe.arguments.len() > 1) {
+                return Err(error(
+                    ErrorTag::D_DECL_PROTO_VOID,
+                    &span,
+                    "void must be sole parameter in probe input prototype",
+                ));
             }
             if let Some(translated) = &probe.translated_arguments {
                 for argument in translated {
@@ -940,23 +872,5 @@ pub(super) fn single_storage_class(specifiers: &DeclarationSpecifiers) -> SemaRe
             "only a single storage class may be specified in a declaration",
         )),
         None => Ok(()),
-    }
-}
-
-/// DTrace's identifier kind of a variable of `shape`: a fixed array is a scalar of
-/// array type.
-fn identifier_kind(shape: &VariableShape) -> &'static str {
-    match shape {
-        VariableShape::Scalar | VariableShape::StaticArray { .. } => "scalar",
-        _ => "associative array",
-    }
-}
-
-/// The type of a variable of `shape` as DTrace names it: a fixed array's as C does
-/// (`int [5]`).
-fn identifier_type(ty: String, shape: &VariableShape) -> String {
-    match shape {
-        VariableShape::StaticArray { elements } => format!("{ty} [{elements}]"),
-        _ => ty,
     }
 }

@@ -418,7 +418,16 @@ impl Analyzer<'_> {
                 }
             }
         }
-        let place = self.place(operand)?;
+        // The operand is never evaluated, so a kernel type it names is no read of
+        // kernel memory (which the user-space engine would refuse), and an action
+        // called in it is no call in an expression (DTrace refuses those only when it
+        // generates code): `sizeof (stack())` is the size of stack()'s type.
+        let kernel_type_read = self.kernel_type_read.clone();
+        let deferred_expression_call = self.deferred_expression_call.clone();
+        let place = self.place(operand);
+        self.kernel_type_read = kernel_type_read;
+        self.deferred_expression_call = deferred_expression_call;
+        let place = place?;
         if let super::access::Place::Memory {
             bit_field: Some(_), ..
         } = place
@@ -429,7 +438,13 @@ impl Analyzer<'_> {
                 "cannot apply sizeof to a bit-field",
             ));
         }
-        let size = self.types.size_of(self.place_type(&place));
+        // DTrace's stack, _symaddr and _usymaddr types are typedefs of void, of size 0.
+        let ty = self.place_type(&place);
+        let size = if self.types.is_internal(ty) {
+            0
+        } else {
+            self.types.size_of(ty)
+        };
         if size == 0 {
             return Err(error(
                 ErrorTag::D_SIZEOF_TYPE,

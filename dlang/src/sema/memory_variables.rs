@@ -5,7 +5,8 @@
 //! the array itself (`p = a`) point at.
 //! Their DIF variables are by-reference, so `ldgs` gives the address of storage both
 //! engines keep for the whole session, and they are read and written with loads and
-//! stores ([`Place::Memory`]) like any other object in memory.
+//! stores ([`Place::Memory`]) like any other object in memory. Global structs and unions
+//! are by reference anyway, so `&` of one is its value typed as a pointer.
 
 use std::collections::HashSet;
 
@@ -59,6 +60,17 @@ impl Analyzer<'_> {
             }
             _ => false,
         }
+    }
+
+    /// Whether `id` is a global struct or union: by reference, with storage both
+    /// engines keep for the whole session, so `&` may take its address as well.
+    pub(super) fn is_global_struct_variable(&self, id: VariableId) -> bool {
+        let variable = self.variables.get(id);
+        variable.scope == VariableScope::Global
+            && variable.shape == VariableShape::Scalar
+            && variable
+                .ty
+                .is_some_and(|ty| self.types.is_struct_or_union(ty))
     }
 
     /// The address of in-memory variable `id`, typed as a pointer to `element`.

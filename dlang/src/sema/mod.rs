@@ -39,6 +39,7 @@ mod stability;
 mod subject_task;
 mod translators;
 mod user_libraries;
+mod variable_declarations;
 mod variable_members;
 mod variables;
 
@@ -184,6 +185,12 @@ pub struct Analyzer<'a> {
     /// The identifiers the program being analysed applies `&` to
     /// (`memory_variables.rs`).
     address_taken: std::collections::HashSet<String>,
+    /// The types defined by struct, union and enum bodies in the clauses' type names,
+    /// by the address of their specifier in the program's syntax tree, which lives
+    /// for the whole analysis (`declarations.rs`, `type_body`).
+    clause_type_bodies: HashMap<usize, TypeId>,
+    /// Whether the parse-time checks of a clause are running, which record those.
+    recording_clause_type_bodies: bool,
     /// The minimum attributes of the identifiers the clause being analysed uses.
     clause_attributes: difvm::stability::Attribute,
     /// The attributes `#pragma D attributes` gave the program's own identifiers.
@@ -240,6 +247,8 @@ impl<'a> Analyzer<'a> {
             deferred_expression_call: None,
             forward_writes: HashMap::new(),
             address_taken: std::collections::HashSet::new(),
+            clause_type_bodies: HashMap::new(),
+            recording_clause_type_bodies: false,
             clause_attributes: difvm::stability::STABLE_COMMON,
             pragma_attributes: HashMap::new(),
             provider_attributes: Vec::new(),

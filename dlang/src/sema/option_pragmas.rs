@@ -33,12 +33,14 @@ impl Analyzer<'_> {
             "argref" => self.settings.argument_references = flag().ok_or_else(invalid)?,
             "zdefs" => self.settings.zero_matches_allowed = flag().ok_or_else(invalid)?,
             "empty" => self.settings.empty_programs_allowed = flag().ok_or_else(invalid)?,
-            "stackframes" => self.settings.stack_frames = parse_count(value).ok_or_else(invalid)?,
+            "stackframes" => {
+                self.settings.stack_frames = parse_frames(value).ok_or_else(invalid)?
+            }
             "ustackframes" => {
-                self.settings.user_stack_frames = parse_count(value).ok_or_else(invalid)?
+                self.settings.user_stack_frames = parse_frames(value).ok_or_else(invalid)?
             }
             "jstackframes" => {
-                self.settings.java_stack_frames = parse_count(value).ok_or_else(invalid)?
+                self.settings.java_stack_frames = parse_frames(value).ok_or_else(invalid)?
             }
             "jstackstrsize" => {
                 self.settings.java_stack_string_size = value
@@ -87,6 +89,15 @@ fn parse_unsigned(text: &str) -> Option<u64> {
     } else {
         text.parse().ok()
     }
+}
+
+/// A default stack depth: any unsigned integer, 0 included, as libdtrace's runtime
+/// integer options take (`-x stackframes=0` and its pragma agree).
+fn parse_frames(value: Option<&str>) -> Option<u32> {
+    value
+        .and_then(parse_unsigned)
+        .filter(|&count| count <= u64::from(u32::MAX))
+        .map(|count| count as u32)
 }
 
 fn parse_count(value: Option<&str>) -> Option<u32> {

@@ -18,10 +18,12 @@ impl Analyzer<'_> {
         program_scan::for_each_clause_expression_post_order(clause, &mut |expr| {
             expressions.push(expr)
         });
-        for expr in expressions {
-            self.check_node_while_parsing(expr)?;
-        }
-        Ok(())
+        self.recording_clause_type_bodies = true;
+        let checked = expressions
+            .into_iter()
+            .try_for_each(|expr| self.check_node_while_parsing(expr));
+        self.recording_clause_type_bodies = false;
+        checked
     }
 
     fn check_node_while_parsing(&mut self, expr: &Expr) -> SemaResult<()> {

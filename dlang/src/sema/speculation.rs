@@ -1,6 +1,8 @@
 //! The ordering rules of speculative tracing within one clause (§10), checked in
-//! statement order. Commit rules count every data-recording or aggregating action, and
-//! a clause may commit several speculations, as Linux DTrace does.
+//! statement order and, for one statement, in the order of DTrace's dt_stmt_append().
+//! `exit()` records its status, so it is a data-recording action. Commit rules count
+//! every data-recording or aggregating action, and a clause may commit several
+//! speculations, as Linux DTrace does.
 
 use super::{error, SemaResult};
 use crate::diagnostics::{ErrorTag, Span};
@@ -13,6 +15,7 @@ pub(super) enum ActionClass {
     Aggregation,
     Speculate,
     Commit,
+    /// `exit()`: data-recording, and refused after `speculate()`.
     Exit,
     Destructive,
     /// Expressions, `discard()` and anything else that records nothing.
@@ -34,16 +37,16 @@ impl SpeculationState {
         let fail = |tag, message: &str| Err(error(tag, span, message));
         match class {
             ActionClass::Speculate => {
-                if self.committed {
-                    return fail(
-                        ErrorTag::D_SPEC_COMM,
-                        "speculate( ) may not follow commit( )",
-                    );
-                }
                 if self.speculated {
                     return fail(
                         ErrorTag::D_SPEC_SPEC,
                         "speculate( ) may not follow speculate( )",
+                    );
+                }
+                if self.committed {
+                    return fail(
+                        ErrorTag::D_SPEC_COMM,
+                        "speculate( ) may not follow commit( )",
                     );
                 }
                 if self.recorded {
@@ -55,16 +58,18 @@ impl SpeculationState {
                 self.speculated = true;
             }
             ActionClass::Aggregation => {
-                if self.speculated {
-                    return fail(
-                        ErrorTag::D_AGG_SPEC,
-                        "aggregating actions may not follow speculate( )",
-                    );
-                }
+                // DTrace meets the commit() before the aggregation as it walks the
+                // clause's actions, so D_AGG_COMM comes first.
                 if self.committed {
                     return fail(
                         ErrorTag::D_AGG_COMM,
                         "aggregating actions may not follow commit( )",
+                    );
+                }
+                if self.speculated {
+                    return fail(
+                        ErrorTag::D_AGG_SPEC,
+                        "aggregating actions may not follow speculate( )",
                     );
                 }
                 self.aggregated = true;
@@ -85,6 +90,9 @@ impl SpeculationState {
                 if self.speculated {
                     return fail(ErrorTag::D_EXIT_SPEC, "exit( ) may not follow speculate( )");
                 }
+                // exit() records its status: it is a data-recording action for the
+                // other rules, as dt_stmt_append() counts every action with a record.
+                self.record_data(span)?;
             }
             ActionClass::Destructive => {
                 if self.speculated {
@@ -94,17 +102,22 @@ impl SpeculationState {
                     );
                 }
             }
-            ActionClass::DataRecording => {
-                if self.committed {
-                    return fail(
-                        ErrorTag::D_DREC_COMM,
-                        "data-recording actions may not follow commit( )",
-                    );
-                }
-                self.recorded = true;
-            }
+            ActionClass::DataRecording => self.record_data(span)?,
             ActionClass::Other => {}
         }
+        Ok(())
+    }
+
+    /// A data-recording action: refused after `commit()`, and noted.
+    fn record_data(&mut self, span: &Span) -> SemaResult<()> {
+        if self.committed {
+            return Err(error(
+                ErrorTag::D_DREC_COMM,
+                span,
+                "data-recording actions may not follow commit( )",
+            ));
+        }
+        self.recorded = true;
         Ok(())
     }
 }

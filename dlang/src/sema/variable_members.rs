@@ -1,5 +1,6 @@
 //! Stores into parts of struct and union values held in D variables (`g.x = 1`,
-//! `self->t.f = 5`, `a[k].y++`): the lvalue that rewrites the whole variable through a
+//! `self->t.f = 5`, `a[k].y++`), and into elements of fixed arrays held in dynamic
+//! variables (`self->a[2] = 1`): the lvalue that rewrites the whole variable through a
 //! scratch copy, so that a store is bounded by the variable's storage in every engine.
 
 use super::ir::{Arithmetic, LValue, OutOfRange, TypedExpr, TypedExprKind, VariableId};
@@ -118,7 +119,8 @@ impl Analyzer<'_> {
         }
     }
 
-    /// The struct or union type of a writable variable of the given shape, if it has one.
+    /// The struct or union type (or, for a dynamic variable, the array type) of a
+    /// writable variable of the given shape, if it has one.
     fn struct_variable_type(
         &self,
         id: VariableId,
@@ -134,7 +136,11 @@ impl Analyzer<'_> {
             _ => false,
         };
         let ty = variable.ty?;
-        (shape_matches && self.types.is_struct_or_union(ty)).then_some(ty)
+        // A fixed array held in a dynamic variable (`self int a[4]`) is rewritten
+        // whole as well: such a variable has no storage until it is first assigned.
+        let dynamic = associative || variable.scope == VariableScope::ThreadLocal;
+        let rewritten = self.types.is_struct_or_union(ty) || (dynamic && self.types.is_array(ty));
+        (shape_matches && rewritten).then_some(ty)
     }
 
     fn offset_zero(&self, address: &TypedExpr) -> TypedExpr {

@@ -10,7 +10,7 @@
 //! | map | type | key | value | entries |
 //! |---|---|---|---|---|
 //! | `state` | `ARRAY` | u32 CPU number × [`WORK_AREAS_PER_CPU`] + nesting level | [`StateLayout`]: one work area | possible CPUs × [`WORK_AREAS_PER_CPU`] |
-//! | `globals` | `ARRAY` | u32 0 | [`GlobalsLayout`]: exit flag, wall-clock offset, speculation states, global variables | 1 |
+//! | `globals` | `ARRAY` | u32 0 | [`GlobalsLayout`]: exit flag, wall-clock offset, speculation states and unreported drops, global variables | 1 |
 //! | `constants` | `ARRAY`, read-only for programs | u32 0 | every DIFO's string table, back to back | 1 |
 //! | `counters` | `PERCPU_ARRAY` | u32 0: [`COUNTER_COUNT`] u64 counters, indexed by the `COUNTER_*` constants; u32 [`COUNTERS_KEY_PRINCIPAL_DRAINED`]: the consumer's count of principal bytes read | the counters | 2 |
 //! | `principal` | `PERF_EVENT_ARRAY` | u32 CPU | the CPU's `BPF_OUTPUT` perf event fd | possible CPUs |
@@ -312,8 +312,11 @@ pub struct GlobalsLayout {
     /// runtime writes it (wall clock minus boot-time clock) before enabling probes.
     pub wall_clock_offset: u32,
     /// u64 per speculation (`nspec` of them): 0 free, 1 active, or the time (ktime ns) a
-    /// `discard()` left it busy until `cleanrate`'s interval has passed.
+    /// `discard()` or `commit()` left it busy until `cleanrate`'s interval has passed.
     pub speculation_states: u32,
+    /// u64 per speculation: its speculative drops not yet reported. DTrace reports a
+    /// speculation's drops when it is committed and forgets them when it is discarded.
+    pub speculation_drops: u32,
     /// Global scalar variables by id: offset of their storage. Integers take 8 bytes; a
     /// by-reference variable takes a u64 NULL flag then `size` bytes rounded up to 8.
     pub variables: BTreeMap<u16, GlobalVariableSlot>,
@@ -471,6 +474,8 @@ impl VariableLayout {
         let mut globals_offset: u32 = 24;
         let speculation_states = globals_offset;
         globals_offset += 8 * options.speculation_count.max(1);
+        let speculation_drops = globals_offset;
+        globals_offset += 8 * options.speculation_count.max(1);
         let mut global_variables = BTreeMap::new();
         let mut clause_locals = BTreeMap::new();
         let mut clause_locals_size: u32 = 0;
@@ -519,6 +524,7 @@ impl VariableLayout {
             exiting: 0,
             wall_clock_offset: 8,
             speculation_states,
+            speculation_drops,
             variables: global_variables,
             variables_end: globals_offset,
             store_slack,

@@ -5,7 +5,6 @@
 use std::path::PathBuf;
 
 use super::error::RuntimeError;
-use super::markers::{marker_location, Marker};
 use crate::ebpf::insn::Insn;
 use crate::sys::{
     bpf_link_create_uprobe_multi, bpf_prog_load, AttachType, ProgramLoadRequest, UprobeMultiRequest,
@@ -70,8 +69,6 @@ pub enum AttachTarget {
         function: String,
         return_probe: bool,
     },
-    /// The BEGIN or END marker of this process (program type `Kprobe`).
-    Marker(Marker),
 }
 
 impl AttachTarget {
@@ -81,9 +78,7 @@ impl AttachTarget {
             AttachTarget::Tracepoint { .. } => ProgramType::Tracepoint,
             AttachTarget::RawTracepoint { .. } => ProgramType::RawTracepoint,
             AttachTarget::CpuClock { .. } => ProgramType::PerfEvent,
-            AttachTarget::Uprobe { .. } | AttachTarget::Kprobe { .. } | AttachTarget::Marker(_) => {
-                ProgramType::Kprobe
-            }
+            AttachTarget::Uprobe { .. } | AttachTarget::Kprobe { .. } => ProgramType::Kprobe,
         }
     }
 
@@ -120,8 +115,6 @@ impl AttachTarget {
                 "{} {function}",
                 if *return_probe { "kretprobe" } else { "kprobe" }
             ),
-            AttachTarget::Marker(Marker::Begin) => "the BEGIN marker".to_string(),
-            AttachTarget::Marker(Marker::End) => "the END marker".to_string(),
         }
     }
 }
@@ -251,19 +244,6 @@ pub fn attach(
             })?;
             attachment.add_perf_event(program, event, cookie)?;
         }
-        AttachTarget::Marker(marker) => {
-            let location = marker_location(*marker)?;
-            // SAFETY: getpid has no preconditions.
-            let pid = unsafe { libc::getpid() };
-            let event = perf_event_open_uprobe(&UprobeRequest {
-                path: &location.path,
-                file_offset: location.file_offset,
-                return_probe: false,
-                reference_counter_offset: 0,
-                pid: Some(pid),
-            })?;
-            attachment.add_perf_event(program, event, cookie)?;
-        }
     }
     Ok(attachment)
 }
@@ -336,7 +316,7 @@ impl UprobeGroup {
 }
 
 /// Whether this kernel attaches uprobe multi-links (Linux 6.6 and later), found once by
-/// attaching an empty program to this process's BEGIN marker that way.
+/// attaching an empty program to `uprobe_multi_probe_site` of this process that way.
 pub fn uprobe_multi_links_work() -> bool {
     static WORKS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *WORKS.get_or_init(|| {
@@ -347,7 +327,8 @@ pub fn uprobe_multi_links_work() -> bool {
         let Ok(program) = bpf_prog_load(&request) else {
             return false;
         };
-        let Ok(location) = marker_location(Marker::Begin) else {
+        let site: extern "C" fn() = uprobe_multi_probe_site;
+        let Some(file_offset) = file_offset_in_this_process(site as usize as u64) else {
             return false;
         };
         // SAFETY: getpid has no preconditions.
@@ -355,8 +336,8 @@ pub fn uprobe_multi_links_work() -> bool {
         bpf_link_create_uprobe_multi(
             &program,
             &UprobeMultiRequest {
-                path: &location.path,
-                offsets: &[location.file_offset],
+                path: std::path::Path::new(SELF_EXECUTABLE),
+                offsets: &[file_offset],
                 reference_counter_offsets: None,
                 cookies: None,
                 return_probe: false,
@@ -364,6 +345,34 @@ pub fn uprobe_multi_links_work() -> bool {
             },
         )
         .is_ok()
+    })
+}
+
+/// The path given to the kernel for the running binary: the magic link resolves to the
+/// very file this process executes even if it has since been replaced or deleted.
+const SELF_EXECUTABLE: &str = "/proc/self/exe";
+
+/// A function of our own binary that `uprobe_multi_links_work` places its trial uprobe
+/// on; it is never called.
+#[no_mangle]
+#[inline(never)]
+extern "C" fn uprobe_multi_probe_site() {
+    std::hint::black_box(0xA7u8);
+}
+
+/// The file offset in the running binary of the code at `address`, from the mapping of
+/// `/proc/self/maps` that holds it (a few kilobytes to read, where the symbol table would
+/// mean parsing the whole executable, and it works for a stripped binary as well).
+fn file_offset_in_this_process(address: u64) -> Option<u64> {
+    let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
+    maps.lines().find_map(|line| {
+        let mut fields = line.split_whitespace();
+        let (start, end) = fields.next()?.split_once('-')?;
+        let _permissions = fields.next()?;
+        let offset = u64::from_str_radix(fields.next()?, 16).ok()?;
+        let start = u64::from_str_radix(start, 16).ok()?;
+        let end = u64::from_str_radix(end, 16).ok()?;
+        (address >= start && address < end).then(|| address - start + offset)
     })
 }
 

@@ -1,5 +1,5 @@
-//! Sizing of the per-CPU principal buffers, and the record of a size granted smaller than
-//! the size asked for ([`LoweredSize`], from which the consumer builds dtrace(1)'s notice,
+//! Sizing of the per-CPU principal and speculation buffers, and the record of a size
+//! granted smaller than the size asked for ([`LoweredSize`], from which the consumer builds dtrace(1)'s notice,
 //! D-REFERENCE.md §11.1).
 //!
 //! A perf ring's data area must be a power of two pages, so a requested ring size is
@@ -35,6 +35,21 @@ pub fn bytes_of_records_held(ring_size: u64) -> u64 {
     ring_size / 2
 }
 
+/// The largest `specsize` the programs can address: the kernel's verifier refuses
+/// offsets of 512 MiB or more into a map value, and a speculation buffer's value also
+/// holds its length word and room for the record being appended.
+const LARGEST_SPECULATION_SIZE: u64 = (1 << 29) - (1 << 20);
+
+/// The `specsize` granted for `requested`: halved until the programs can address it, as
+/// DTrace's `bufresize=auto` halves a buffer until it can be allocated.
+pub fn granted_speculation_size(requested: u64) -> u64 {
+    let mut size = requested;
+    while size > LARGEST_SPECULATION_SIZE {
+        size /= 2;
+    }
+    size
+}
+
 /// A size option the engine granted smaller than it was asked for; the consumer tells
 /// the user (dtrace(1)'s `… lowered to …` notice).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,6 +66,8 @@ pub struct LoweredSize {
 pub enum SizeOption {
     /// `bufsize`: the per-CPU principal buffers.
     BufferSize,
+    /// `specsize`: each speculation's per-CPU buffers.
+    SpeculationSize,
 }
 
 impl LoweredSize {
@@ -67,6 +84,14 @@ impl LoweredSize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn speculation_sizes_are_halved_until_addressable() {
+        assert_eq!(granted_speculation_size(4 << 20), 4 << 20);
+        assert_eq!(granted_speculation_size(256 << 20), 256 << 20);
+        assert_eq!(granted_speculation_size(1 << 30), 256 << 20);
+        assert_eq!(granted_speculation_size(600 << 20), 300 << 20);
+    }
 
     #[test]
     fn ring_sizes_round_down_to_power_of_two_pages() {

@@ -19,7 +19,7 @@ pub mod syscall_dispatch;
 pub use attach::{attach, AttachTarget, Attachment, ClockCpus};
 pub use buffer_size::{ring_data_size, LoweredSize, SizeOption};
 pub use error::RuntimeError;
-pub use markers::{marker_location, session_filter_prologue, Marker, MarkerLocation};
+pub use markers::Marker;
 pub use perf_buffer::{BufferEvent, PerfBufferSet};
 pub use perf_ring::{
     walk_overwritten_records, walk_records, PerfRecord, RingMemory, LARGEST_SAMPLE_RECORD,

@@ -1,15 +1,14 @@
 //! A tracing session in the kernel: the maps of a program's layout, one translated program
-//! per enabled probe (its ECB chain), attachment, BEGIN and END through the marker
-//! functions, and the consumer's view of what the programs produced — records by CPU,
+//! per enabled probe (its ECB chain), attachment, BEGIN and END run by the consumer (see
+//! `markers`), and the consumer's view of what the programs produced — records by CPU,
 //! aggregation changes, drop counters and the `exit()` flag.
 //!
 //! Order of events: `RuntimeSession::new` creates every map and the principal buffers and
 //! translates and loads every probe's program, so that a program the kernel refuses is
-//! reported before anything runs. `start` attaches BEGIN and END, fires BEGIN, then
-//! attaches every other probe, so BEGIN fires before any other probe; when a program
+//! reported before anything runs. `start` fires BEGIN, then attaches every other probe, so BEGIN fires before any other probe; when a program
 //! reads `vtimestamp`, the `sched_switch` tracker that keeps the threads' times on CPU is
 //! attached first and detached last, after END. `stop` detaches
-//! every probe but END, reads the principal buffers, fires END, and detaches END, so no
+//! every probe, reads the principal buffers and fires END, so no
 //! probe records after END, END finds the buffers empty (classic DTrace reserves room for
 //! END's records in a `fill` buffer; here the whole buffer is free for them), and END's
 //! records come after every other CPU's, as dtrace(1) consumes the END CPU last.
@@ -29,7 +28,6 @@
 //! `map_layout`); every read tells them how many bytes it took out.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use difvm::aggregation::AggregationRule;
@@ -43,12 +41,13 @@ use super::artificial_frames::{
     artificial_frames, machinery_functions, MachineryText, KALLSYMS_PATH,
 };
 use super::attach::{
-    attach, attach_uprobe_group, detach_all, uprobe_multi_links_work, AttachTarget, Attachment,
-    UprobeGroup,
+    attach, attach_uprobe_group, detach_all, uprobe_multi_links_work, Attachment, UprobeGroup,
 };
-use super::buffer_size::{bytes_of_records_held, record_ring_size, LoweredSize, SizeOption};
+use super::buffer_size::{
+    bytes_of_records_held, granted_speculation_size, record_ring_size, LoweredSize, SizeOption,
+};
 use super::error::RuntimeError;
-use super::markers::{session_filter_prologue, Marker};
+use super::markers::Marker;
 use super::perf_buffer::{page_size, BufferEvent, PerfBufferSet};
 use super::probe_plan::{ProbeInstrumentation, ProbePlan};
 use super::records::append_records;
@@ -125,7 +124,6 @@ pub struct RuntimeSession {
     /// has exits to record, and once started its attachments.
     exit_recorder: Option<ReturnExitRecorder>,
     exit_recorder_attachments: Vec<Attachment>,
-    cookie: u64,
     baseline: AggregationBaseline,
     /// The possible CPUs, in the order of per-CPU map values.
     possible_cpus: Vec<u32>,
@@ -135,6 +133,9 @@ pub struct RuntimeSession {
     records_before_end: Vec<(u32, Vec<u8>)>,
     /// `bufsize` as asked for.
     requested_buffer_size: u64,
+    /// `specsize` as asked for and as granted (`granted_speculation_size`).
+    requested_speculation_size: u32,
+    speculation_size: u32,
     /// `bufsize` as granted: the bytes of records a principal buffer holds, to which
     /// the `ring` policy trims each CPU's records.
     buffer_size: u64,
@@ -154,13 +155,6 @@ impl std::fmt::Debug for RuntimeSession {
             .field("stopped", &self.stopped)
             .finish()
     }
-}
-
-/// A cookie no other session of this process uses, passed to the markers.
-fn new_session_cookie() -> u64 {
-    static NEXT: AtomicU64 = AtomicU64::new(1);
-    let sequence = NEXT.fetch_add(1, Ordering::Relaxed);
-    (0xd7 << 56) | ((std::process::id() as u64 & 0xff_ffff) << 32) | (sequence & 0xffff_ffff)
 }
 
 fn clock_ns(clock: libc::clockid_t) -> u64 {
@@ -186,6 +180,7 @@ impl RuntimeSession {
     ) -> Result<RuntimeSession, RuntimeError> {
         let mut layout_options = options.layout.clone();
         layout_options.cpu_count = possible_cpu_count()? as u32;
+
         if program_reads_builtin(program.program(), builtin_variable::CURCPU) {
             let last = possible_cpus()?.last().copied().unwrap_or(0);
             layout_options.cpu_chips = (0..=last).map(physical_package_id).collect();
@@ -193,6 +188,12 @@ impl RuntimeSession {
         let mut layout = ProgramLayout::for_program(program, &layout_options).map_err(|error| {
             RuntimeError::invalid("laying out the program's maps", error.to_string())
         })?;
+        let requested_speculation_size = layout.options.speculation_size;
+        if layout.speculates {
+            layout.options.speculation_size =
+                granted_speculation_size(requested_speculation_size.into()) as u32;
+        }
+        let granted_speculation_size = layout.options.speculation_size;
         let (maps, buffers, mut fds, buffer_size) = create_maps_and_buffers(&mut layout, options)?;
         // A return probe's exits are recorded only when its clauses read arg0.
         let records_exits = |plan: &ProbePlan| {
@@ -220,7 +221,6 @@ impl RuntimeSession {
         probe_ids.dedup();
         let plans_by_id: HashMap<u32, &ProbePlan> =
             plans.iter().map(|plan| (plan.probe_id, plan)).collect();
-        let cookie = new_session_cookie();
         let possible_cpus = possible_cpus()?;
         // The machinery functions' addresses, when kernel stacks are looked at; without
         // them (kallsyms unreadable), stacks skip fixed counts of artificial frames.
@@ -253,14 +253,6 @@ impl RuntimeSession {
                 probe: plan.name.clone(),
                 reason: error.to_string(),
             })?;
-            // The marker programs start with the session's filter; the translated code
-            // and its functions (with their BTF) shift behind it unchanged.
-            let translated = match plan.instrumentation {
-                ProbeInstrumentation::Marker(_) => {
-                    translated.with_prologue(session_filter_prologue(cookie))
-                }
-                _ => translated,
-            };
             let name = format!("dtrace_{probe_id}");
             let log_level = if options.keep_verifier_logs {
                 BPF_LOG_LEVEL1
@@ -326,12 +318,13 @@ impl RuntimeSession {
             vtimestamp_tracker_link: None,
             exit_recorder,
             exit_recorder_attachments: Vec::new(),
-            cookie,
             baseline: AggregationBaseline::new(possible_cpus.clone()),
             possible_cpus,
             unexplained_bytes: 0,
             records_before_end: Vec::new(),
             requested_buffer_size: options.buffer_size,
+            requested_speculation_size,
+            speculation_size: granted_speculation_size,
             buffer_size,
             principal_drained: vec![0; cpu_slots],
             started: false,
@@ -342,12 +335,20 @@ impl RuntimeSession {
 
     /// The size options the engine granted smaller than asked for.
     pub fn lowered_sizes(&self) -> Vec<LoweredSize> {
-        LoweredSize::new(
-            SizeOption::BufferSize,
-            self.requested_buffer_size,
-            self.buffer_size,
-        )
+        [
+            LoweredSize::new(
+                SizeOption::BufferSize,
+                self.requested_buffer_size,
+                self.buffer_size,
+            ),
+            LoweredSize::new(
+                SizeOption::SpeculationSize,
+                self.requested_speculation_size.into(),
+                self.speculation_size.into(),
+            ),
+        ]
         .into_iter()
+        .flatten()
         .collect()
     }
 
@@ -373,12 +374,7 @@ impl RuntimeSession {
         if let Some(tracker) = &self.vtimestamp_tracker {
             self.vtimestamp_tracker_link = Some(bpf_raw_tracepoint_open("sched_switch", tracker)?);
         }
-        for probe in &mut self.probes {
-            if let ProbeInstrumentation::Marker(marker) = probe.plan.instrumentation {
-                probe.attachment = Some(attach(&probe.program, &AttachTarget::Marker(marker), 0)?);
-            }
-        }
-        Marker::Begin.fire(self.cookie);
+        self.fire(Marker::Begin)?;
         // Exits are recorded before the return probes that read the records fire.
         if let Some(recorder) = &self.exit_recorder {
             for probe in &self.probes {
@@ -459,12 +455,21 @@ impl RuntimeSession {
         Ok(())
     }
 
-    /// Detaches every probe but END, reads the principal buffers (kept for the next
-    /// `take_records`), fires END, then detaches END.
-    pub fn stop(&mut self) {
+    /// Runs the programs of `marker`'s probe (BEGIN or END), if the program enables it,
+    /// in this thread.
+    fn fire(&self, marker: Marker) -> Result<(), RuntimeError> {
+        self.probes
+            .iter()
+            .filter(|probe| probe.plan.instrumentation == ProbeInstrumentation::Marker(marker))
+            .try_for_each(|probe| marker.fire(&probe.program))
+    }
+
+    /// Detaches every probe, reads the principal buffers (kept for the next
+    /// `take_records`), then fires END. An error is END's: everything else was done.
+    pub fn stop(&mut self) -> Result<(), RuntimeError> {
         if self.stopped || !self.started {
             self.stopped = true;
-            return;
+            return Ok(());
         }
         self.stopped = true;
         self.dispatcher_links.clear();
@@ -472,7 +477,6 @@ impl RuntimeSession {
         let mut attachments: Vec<Attachment> = self
             .probes
             .iter_mut()
-            .filter(|probe| probe.plan.instrumentation != ProbeInstrumentation::Marker(Marker::End))
             .filter_map(|probe| probe.attachment.take())
             .collect();
         attachments.append(&mut self.exit_recorder_attachments);
@@ -482,11 +486,9 @@ impl RuntimeSession {
             self.trim_to_buffer_size(&mut records, &[]);
         }
         self.records_before_end.extend(records);
-        Marker::End.fire(self.cookie);
-        for probe in &mut self.probes {
-            probe.attachment = None;
-        }
+        let fired = self.fire(Marker::End);
         self.vtimestamp_tracker_link = None;
+        fired
     }
 
     /// Waits up to `timeout` for a buffer to fill (at least half of `bufsize`), without
@@ -836,7 +838,9 @@ impl AggregationReader<'_> {
 
 impl Drop for RuntimeSession {
     fn drop(&mut self) {
-        self.stop();
+        // Nobody is left to hear of a failure to run END here; stopping detaches the
+        // probes either way.
+        let _ = self.stop();
     }
 }
 

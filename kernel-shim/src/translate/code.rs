@@ -279,6 +279,26 @@ impl ProgramCode {
         self.bind(skip);
     }
 
+    /// Adds the u64 in stack slot `slot` to per-CPU counter `counter` (clobbers r0–r5).
+    pub fn count_from_stack(&mut self, counter: usize, slot: i16) {
+        let skip = self.label();
+        self.emit(Insn::st_mem(MemSize::W, Reg::FP, MAP_KEY, 0));
+        self.emit_all(&Insn::ld_map_fd(Reg::R1, self.maps.counters));
+        self.emit(Insn::mov64_reg(Reg::R2, Reg::FP));
+        self.emit(Insn::add64_imm(Reg::R2, MAP_KEY as i32));
+        self.call(Helper::MapLookupElem);
+        self.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, skip);
+        self.emit(Insn::ldx_mem(MemSize::DW, Reg::R1, Reg::FP, slot));
+        self.emit(Insn::atomic(
+            MemSize::DW,
+            AtomicOp::Add,
+            Reg::R0,
+            Reg::R1,
+            (counter * 8) as i16,
+        ));
+        self.bind(skip);
+    }
+
     /// Zeroes `size` bytes at `base + offset`, `base` being r7, r8 or r9 (clobbers
     /// r0–r5). Small areas are stored directly; larger ones are copied from the work
     /// area's zero guard.

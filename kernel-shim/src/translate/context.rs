@@ -98,8 +98,9 @@ pub enum ContextKind {
     /// A kprobe or kretprobe (fbt on kernels that allow kprobes): as a uprobe, with
     /// kernel registers.
     Kprobe { return_probe: bool },
-    /// BEGIN and END: uprobes on the consumer's marker functions, whose arguments carry
-    /// nothing; every argument reads as 0 and `args[]` has none.
+    /// BEGIN and END: raw-tracepoint programs the consumer runs itself with
+    /// `BPF_PROG_RUN` (see `runtime::markers`), in its own thread; every argument reads
+    /// as 0, `args[]` has none and there are no probe-site registers.
     DtraceMarker,
 }
 
@@ -109,12 +110,11 @@ impl ContextKind {
         match self {
             ContextKind::RawTracepoint { .. }
             | ContextKind::SyscallEntry { .. }
-            | ContextKind::SyscallReturn { .. } => ProgramType::RawTracepoint,
+            | ContextKind::SyscallReturn { .. }
+            | ContextKind::DtraceMarker => ProgramType::RawTracepoint,
             ContextKind::Tracepoint { .. } => ProgramType::Tracepoint,
             ContextKind::PerfEvent => ProgramType::PerfEvent,
-            ContextKind::Uprobe { .. } | ContextKind::Kprobe { .. } | ContextKind::DtraceMarker => {
-                ProgramType::Kprobe
-            }
+            ContextKind::Uprobe { .. } | ContextKind::Kprobe { .. } => ProgramType::Kprobe,
         }
     }
 
@@ -137,10 +137,7 @@ impl ContextKind {
     pub fn has_pt_regs(&self) -> bool {
         matches!(
             self,
-            ContextKind::PerfEvent
-                | ContextKind::Uprobe { .. }
-                | ContextKind::Kprobe { .. }
-                | ContextKind::DtraceMarker
+            ContextKind::PerfEvent | ContextKind::Uprobe { .. } | ContextKind::Kprobe { .. }
         )
     }
 

@@ -75,30 +75,6 @@ impl TranslatedProgram {
         }
     }
 
-    /// The program with `prologue` run first: it must fall through to the program or
-    /// leave (and jump nowhere past itself), like a filter that exits early.
-    pub fn with_prologue(self, prologue: Vec<Insn>) -> TranslatedProgram {
-        let shift = prologue.len();
-        let mut instructions = prologue;
-        instructions.extend(self.instructions);
-        let functions = self
-            .functions
-            .into_iter()
-            .map(|function| ProgramFunction {
-                start: if function.kind == FunctionKind::Probe {
-                    0
-                } else {
-                    function.start + shift
-                },
-                kind: function.kind,
-            })
-            .collect();
-        TranslatedProgram {
-            instructions,
-            functions,
-        }
-    }
-
     /// Whether the kernel needs the functions' BTF to load the program.
     pub fn needs_function_info(&self) -> bool {
         self.functions

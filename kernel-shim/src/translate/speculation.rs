@@ -1,9 +1,11 @@
 //! Speculations: `speculation()` claims a free speculation with a compare-and-exchange on
 //! its state word in the globals value; `speculate(id)` redirects the clause's record to
-//! the CPU's buffer of that speculation (a full buffer counts a speculative drop);
+//! the CPU's buffer of that speculation, or ends the clause when it cannot (an id of 0,
+//! an inactive speculation, or a full buffer, which counts a speculative drop);
 //! `commit(id)` marks it for the end of the clause, when every CPU's buffer is written to
 //! the principal buffer (one perf sample per CPU holding whole records) and the
-//! speculation is freed; `discard(id)` empties it (unless the clause already committed
+//! speculation is freed (after `cleanrate`'s interval when other CPUs held data in it, as
+//! DTrace's cleaner commits those buffers); `discard(id)` empties it (unless the clause already committed
 //! it) and frees it at once when only this CPU held data in it, else leaves it busy for
 //! `cleanrate`'s interval, as DTrace's cleaner would. Speculative data never leaves the
 //! kernel unless committed. Ids outside 1..=nspec fault with `illegal operation` outside
@@ -16,7 +18,9 @@ use super::error::TranslateError;
 use super::principal_buffer::{
     count_written, counts_principal_bytes, drop_unless_room, PrincipalLength,
 };
-use super::registers::{CONTEXT, FIRST_VALUE, MAP_KEY, SAVED_0, SPILL_0, SPILL_1, SPILL_2};
+use super::registers::{
+    CONTEXT, FIRST_VALUE, MAP_KEY, SAVED_0, SPILL_0, SPILL_1, SPILL_2, SPILL_3,
+};
 use super::translation_context::StatementContext;
 use crate::ebpf::{AluOp, AtomicOp, Helper, Insn, JmpOp, MemSize, Reg};
 use crate::map_layout::ProgramLayout;
@@ -25,8 +29,6 @@ use crate::map_layout::{
     COUNTER_SPECULATIVE_DROPS,
 };
 
-/// Destination word value meaning "the record goes nowhere".
-pub const DESTINATION_DROPPED: i32 = -1;
 /// Most (speculation × CPU) buffers a commit or discard is unrolled over.
 const MAX_UNROLLED_BUFFERS: u32 = 256;
 
@@ -37,7 +39,7 @@ fn speculation_count(layout: &ProgramLayout) -> u32 {
 /// State word of a speculation that is free.
 const STATE_INACTIVE: i32 = 0;
 /// State word of a speculation `speculation()` handed out. Any larger value is the
-/// time (ktime ns) a discard left it waiting for the cleaner.
+/// time (ktime ns) a discard or commit left it waiting for the cleaner.
 const STATE_ACTIVE: i32 = 1;
 
 /// `speculation()`: r0 = the id of a newly claimed speculation, or 0 (counted as busy
@@ -124,27 +126,66 @@ fn speculation_id(code: &mut ProgramCode, cx: &StatementContext<'_>, none: crate
     );
 }
 
-/// `speculate(id)`: sets the clause's destination.
-pub fn speculate(code: &mut ProgramCode, cx: &StatementContext<'_>) -> Result<(), TranslateError> {
-    require_speculations(cx)?;
+/// `speculate(id)`: sets the clause's destination. As DTrace's `speculate()` reserves
+/// the record's room in the speculation buffer there, an id of 0, a speculation that is
+/// not active (free, or discarded) or one whose buffer on this CPU lacks room for the
+/// record (`record_length`, when the statement records; a speculative drop) ends the
+/// clause at `dropped_exit`: nothing is recorded and the rest of the clause does not run.
+pub fn speculate(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    record_length: Option<u32>,
+) -> Result<(), TranslateError> {
+    let fd = require_speculations(cx)?;
     let destination = cx.layout().state.destination;
-    let dropped = code.label();
-    let done = code.label();
+    let dropped = cx.dropped_exit;
     speculation_id(code, cx, dropped);
-    // A speculation that is not active (free, or discarded) drops the data too.
-    code.emit(Insn::mov64_reg(Reg::R2, Reg::R1));
-    code.alu_imm(AluOp::Sub, Reg::R2, 1);
+    code.emit(Insn::mov64_reg(SAVED_0, Reg::R1));
+    code.alu_imm(AluOp::Sub, SAVED_0, 1);
+    code.emit(Insn::mov64_reg(Reg::R2, SAVED_0));
     code.alu_imm(AluOp::Lsh, Reg::R2, 3);
     code.globals_pointer(Reg::R3, cx.layout().globals.speculation_states);
     code.alu_reg(AluOp::Add, Reg::R3, Reg::R2);
     code.emit(Insn::ldx_mem(MemSize::DW, Reg::R3, Reg::R3, 0));
     code.asm
         .jmp_imm_to(JmpOp::Ne, Reg::R3, STATE_ACTIVE, dropped);
-    code.store_state(destination, Reg::R1);
-    code.asm.ja_to(done);
-    code.bind(dropped);
-    code.store_state_imm(destination, DESTINATION_DROPPED);
-    code.bind(done);
+    if let Some(length) = record_length {
+        // This CPU's buffer: key = index × cpus + cpu.
+        code.call(Helper::GetSmpProcessorId);
+        code.emit(Insn::mov64_reg(Reg::R1, SAVED_0));
+        code.alu_imm(AluOp::Mul, Reg::R1, cx.layout().options.cpu_count as i32);
+        code.alu_reg(AluOp::Add, Reg::R1, Reg::R0);
+        code.emit(Insn::stx_mem(MemSize::W, Reg::FP, Reg::R1, MAP_KEY));
+        code.emit_all(&Insn::ld_map_fd(Reg::R1, fd));
+        code.emit(Insn::mov64_reg(Reg::R2, Reg::FP));
+        code.emit(Insn::add64_imm(Reg::R2, MAP_KEY as i32));
+        code.call(Helper::MapLookupElem);
+        code.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, dropped);
+        let fits = code.label();
+        let specsize = cx.layout().options.speculation_size;
+        if length <= specsize {
+            code.emit(Insn::ldx_mem(MemSize::DW, Reg::R1, Reg::R0, 0));
+            code.asm
+                .jmp_imm_to(JmpOp::Le, Reg::R1, (specsize - length) as i32, fits);
+        }
+        // Index × 8 is the offset of the speculation's unreported drops.
+        code.emit(Insn::mov64_reg(Reg::R1, SAVED_0));
+        code.alu_imm(AluOp::Lsh, Reg::R1, 3);
+        pending_drops_pointer(code, cx, Reg::R1);
+        code.emit(Insn::mov64_imm(Reg::R2, 1));
+        code.emit(Insn::atomic(
+            MemSize::DW,
+            AtomicOp::Add,
+            Reg::R1,
+            Reg::R2,
+            0,
+        ));
+        code.asm.ja_to(dropped);
+        code.bind(fits);
+    }
+    code.alu_imm(AluOp::Add, SAVED_0, 1);
+    code.store_state(destination, SAVED_0);
+    code.emit(Insn::mov64_imm(SAVED_0, 0));
     Ok(())
 }
 
@@ -185,6 +226,9 @@ pub fn discard(code: &mut ProgramCode, cx: &StatementContext<'_>) -> Result<(), 
         code.globals_pointer(Reg::R1, state_offset);
         code.emit(Insn::ldx_mem(MemSize::DW, Reg::R1, Reg::R1, 0));
         code.asm.jmp_imm_to(JmpOp::Ne, Reg::R1, STATE_ACTIVE, next);
+        // DTrace forgets a discarded speculation's drops.
+        code.globals_pointer(Reg::R1, cx.layout().globals.speculation_drops + 8 * index);
+        code.emit(Insn::st_mem(MemSize::DW, Reg::R1, 0, 0));
         // Empty every CPU's buffer, noting whether this CPU (SPILL_0) and another
         // (SPILL_1) held data; SPILL_2 is this CPU.
         code.call(Helper::GetSmpProcessorId);
@@ -240,6 +284,32 @@ fn require_speculations(cx: &StatementContext<'_>) -> Result<i32, TranslateError
     Ok(fd)
 }
 
+/// Turns `offset` (a speculation's index × 8, bounded by nspec) into a pointer to the
+/// speculation's unreported drops in the globals value (clobbers r0).
+fn pending_drops_pointer(code: &mut ProgramCode, cx: &StatementContext<'_>, offset: Reg) {
+    code.globals_pointer(Reg::R0, cx.layout().globals.speculation_drops);
+    code.alu_reg(AluOp::Add, offset, Reg::R0);
+}
+
+/// Reports the unreported drops of speculation `index` (from 0), as DTrace does when it
+/// commits a speculation (clobbers r0–r5).
+fn report_pending_drops(code: &mut ProgramCode, cx: &StatementContext<'_>, index: u32) {
+    let none = code.label();
+    code.globals_pointer(Reg::R1, cx.layout().globals.speculation_drops + 8 * index);
+    code.emit(Insn::mov64_imm(Reg::R2, 0));
+    code.emit(Insn::atomic(
+        MemSize::DW,
+        AtomicOp::Xchg,
+        Reg::R1,
+        Reg::R2,
+        0,
+    ));
+    code.asm.jmp_imm_to(JmpOp::Eq, Reg::R2, 0, none);
+    code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R2, SPILL_0));
+    code.count_from_stack(COUNTER_SPECULATIVE_DROPS, SPILL_0);
+    code.bind(none);
+}
+
 /// r0 = the buffer of speculation `index` (from 0) on `cpu`, or NULL.
 fn lookup_speculation_buffer(
     code: &mut ProgramCode,
@@ -284,8 +354,13 @@ pub fn append_speculated_record(
     code.alu_reg(AluOp::Add, Reg::R3, Reg::R2);
     code.emit(Insn::ldx_mem(MemSize::DW, Reg::R3, Reg::R3, 0));
     code.asm.jmp_imm_to(JmpOp::Eq, Reg::R3, 0, done);
-    // key = index × cpus + cpu.
+    // SPILL_3: the speculation's unreported drops, where a drop is counted (below).
     code.emit(Insn::mov64_reg(SAVED_0, Reg::R1));
+    code.emit(Insn::mov64_reg(Reg::R4, Reg::R1));
+    code.alu_imm(AluOp::Lsh, Reg::R4, 3);
+    pending_drops_pointer(code, cx, Reg::R4);
+    code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R4, SPILL_3));
+    // key = index × cpus + cpu.
     code.call(Helper::GetSmpProcessorId);
     code.alu_imm(AluOp::Mul, SAVED_0, cx.layout().options.cpu_count as i32);
     code.alu_reg(AluOp::Add, SAVED_0, Reg::R0);
@@ -296,16 +371,26 @@ pub fn append_speculated_record(
     code.call(Helper::MapLookupElem);
     code.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, done);
     code.emit(Insn::mov64_reg(SAVED_0, Reg::R0));
-    if length > specsize {
-        // A record larger than the whole buffer never fits: it is a speculative drop
-        // however empty the buffer is.
-        code.count(COUNTER_SPECULATIVE_DROPS);
-    } else {
+    // speculate() found room for the record; a firing nested in this one (a probe in
+    // an interrupt) may have taken it since: then the record is a speculative drop.
+    let count_drop = |code: &mut ProgramCode| {
+        code.emit(Insn::ldx_mem(MemSize::DW, Reg::R1, Reg::FP, SPILL_3));
+        code.emit(Insn::mov64_imm(Reg::R2, 1));
+        code.emit(Insn::atomic(
+            MemSize::DW,
+            AtomicOp::Add,
+            Reg::R1,
+            Reg::R2,
+            0,
+        ));
+    };
+    // A record larger than the whole buffer never gets here: speculate() drops it.
+    if length <= specsize {
         let fits = code.label();
         code.emit(Insn::ldx_mem(MemSize::DW, Reg::R1, SAVED_0, 0));
         code.asm
             .jmp_imm_to(JmpOp::Le, Reg::R1, (specsize - length) as i32, fits);
-        code.count(COUNTER_SPECULATIVE_DROPS);
+        count_drop(code);
         code.asm.ja_to(done);
         code.bind(fits);
         code.emit(Insn::mov64_reg(Reg::R2, Reg::R1));
@@ -331,9 +416,14 @@ pub fn perform_commits(
     require_speculations(cx)?;
     let commits = cx.layout().state.commits;
     let specsize = cx.layout().options.speculation_size;
-    // Where a committed buffer's length waits while its room is checked: the last
-    // temporary word, which nothing else uses across these lines.
+    // Where a committed buffer's length waits while its room is checked, this CPU, and
+    // whether another CPU held data: the last temporary words, which nothing else uses
+    // across these lines.
     let length_word = cx.layout().state.temporary + 56;
+    let other_cpu_word = cx.layout().state.temporary + 48;
+    let this_cpu_word = cx.layout().state.temporary + 40;
+    code.call(Helper::GetSmpProcessorId);
+    code.store_state(this_cpu_word, Reg::R0);
     for index in 0..speculation_count(cx.layout()) {
         let next = code.label();
         code.load_state(Reg::R1, commits);
@@ -344,6 +434,8 @@ pub fn perform_commits(
         code.globals_pointer(Reg::R1, state_offset);
         code.emit(Insn::ldx_mem(MemSize::DW, Reg::R1, Reg::R1, 0));
         code.asm.jmp_imm_to(JmpOp::Ne, Reg::R1, STATE_ACTIVE, next);
+        report_pending_drops(code, cx, index);
+        code.store_state_imm(other_cpu_word, 0);
         for cpu in 0..cx.layout().options.cpu_count {
             let skip = code.label();
             lookup_speculation_buffer(code, cx, index, cpu)?;
@@ -352,6 +444,11 @@ pub fn perform_commits(
             code.emit(Insn::ldx_mem(MemSize::DW, Reg::R5, SAVED_0, 0));
             code.emit(Insn::st_mem(MemSize::DW, SAVED_0, 0, 0));
             code.asm.jmp_imm_to(JmpOp::Eq, Reg::R5, 0, skip);
+            let here = code.label();
+            code.load_state(Reg::R1, this_cpu_word);
+            code.asm.jmp_imm_to(JmpOp::Eq, Reg::R1, cpu as i32, here);
+            code.store_state_imm(other_cpu_word, 1);
+            code.bind(here);
             if counts_principal_bytes(cx) {
                 code.store_state(length_word, Reg::R5);
                 drop_unless_room(code, cx, PrincipalLength::InStateWord(length_word), skip);
@@ -373,8 +470,19 @@ pub fn perform_commits(
             code.count(COUNTER_PRINCIPAL_DROPS);
             code.bind(skip);
         }
+        // Free at once when no other CPU held data; otherwise DTrace leaves it
+        // committing until its cleaner has committed the other CPUs' buffers: busy
+        // for `cleanrate`'s interval, as a discarded one.
+        let busy = code.label();
+        code.load_state(Reg::R1, other_cpu_word);
+        code.asm.jmp_imm_to(JmpOp::Ne, Reg::R1, 0, busy);
         code.globals_pointer(Reg::R1, state_offset);
-        code.emit(Insn::st_mem(MemSize::DW, Reg::R1, 0, 0));
+        code.emit(Insn::st_mem(MemSize::DW, Reg::R1, 0, STATE_INACTIVE));
+        code.asm.ja_to(next);
+        code.bind(busy);
+        code.call(Helper::KtimeGetNs);
+        code.globals_pointer(Reg::R1, state_offset);
+        code.emit(Insn::stx_mem(MemSize::DW, Reg::R1, Reg::R0, 0));
         code.bind(next);
     }
     code.emit(Insn::mov64_imm(SAVED_0, 0));

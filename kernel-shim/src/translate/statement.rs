@@ -22,9 +22,7 @@ use super::registers::{
     AGGREGATION_ARGUMENT, AGGREGATION_INCREMENT, CONTEXT, FIRST_VALUE, SAVED_0, STATE,
 };
 use super::signals::{raise_signal, stop_process};
-use super::speculation::{
-    append_speculated_record, commit, discard, perform_commits, speculate, DESTINATION_DROPPED,
-};
+use super::speculation::{append_speculated_record, commit, discard, perform_commits, speculate};
 use super::translation_context::{Chain, ProbeTranslationContext, StatementContext};
 use crate::ebpf::{AluOp, Helper, Insn, JmpOp, Label, MemSize, Reg};
 use crate::map_layout::{
@@ -80,13 +78,18 @@ pub struct ActionSubprogram<'e> {
     pub first_ordinal: u32,
 }
 
-/// The context of `enabled`'s statement in `chain`, whose faults go to `fault`.
+/// What an action subprogram returns when its `speculate()` found no room for the
+/// record (0 is success, 1 a fault).
+const SUBPROGRAM_DROPPED: i32 = 2;
+
+/// The context of `enabled`'s statement in `chain`, whose faults go to `fault` and
+/// whose dropped `speculate()` goes to `dropped`.
 fn statement_context<'a>(
     probe_context: &'a ProbeTranslationContext<'a>,
     chain: Chain,
     in_subprogram: bool,
     enabled: &'a EnabledProbe,
-    fault: Label,
+    (fault, dropped): (Label, Label),
 ) -> StatementContext<'a> {
     let statement_index = enabled.statement;
     let statement = &probe_context.program.statements[statement_index];
@@ -95,6 +98,7 @@ fn statement_context<'a>(
         chain,
         in_subprogram,
         fault_exit: FaultExit(fault),
+        dropped_exit: dropped,
         location: format!(
             "statement {statement_index} (clause {}, EPID {}, {})",
             statement.clause, enabled.epid, enabled.probe
@@ -128,7 +132,7 @@ pub fn emit_statement<'e>(
     let end = code.label();
     let fault = code.label();
     let in_subprogram = chain == Chain::Error;
-    let cx = statement_context(probe_context, chain, in_subprogram, enabled, fault);
+    let cx = statement_context(probe_context, chain, in_subprogram, enabled, (fault, end));
     emit_clause_start(code, &cx, statement_index, end);
     let record = StatementRecord::of(statement);
     if record.records {
@@ -176,6 +180,10 @@ pub fn emit_statement<'e>(
         code.emit(Insn::mov64_reg(Reg::R1, CONTEXT));
         code.emit(Insn::mov64_reg(Reg::R2, STATE));
         code.asm.call_to(label);
+        if record.speculates {
+            code.asm
+                .jmp_imm_to(JmpOp::Eq, Reg::R0, SUBPROGRAM_DROPPED, end);
+        }
         code.asm.jmp_imm_to(JmpOp::Ne, Reg::R0, 0, fault);
         let first_ordinal = ordinal;
         ordinal += statement.actions[actions.clone()]
@@ -200,7 +208,8 @@ pub fn emit_statement<'e>(
 
 /// Emits `subprogram`, called with r1 = ctx and r2 = the work area: its actions, then
 /// r0 = 0, or r0 = 1 when one of them faulted (the fault's words are in the work area
-/// for the statement's fault handler).
+/// for the statement's fault handler), or `SUBPROGRAM_DROPPED` when its `speculate()`
+/// found no room.
 pub fn emit_action_subprogram(
     code: &mut ProgramCode,
     probe_context: &ProbeTranslationContext<'_>,
@@ -209,7 +218,8 @@ pub fn emit_action_subprogram(
     let enabled = subprogram.enabled;
     let statement = &probe_context.program.statements[enabled.statement];
     let fault = code.label();
-    let cx = statement_context(probe_context, Chain::Main, true, enabled, fault);
+    let dropped = code.label();
+    let cx = statement_context(probe_context, Chain::Main, true, enabled, (fault, dropped));
     let record = StatementRecord::of(statement);
     code.bind(subprogram.label);
     code.emit(Insn::mov64_reg(CONTEXT, Reg::R1));
@@ -230,6 +240,9 @@ pub fn emit_action_subprogram(
     code.emit(Insn::exit());
     code.bind(fault);
     code.emit(Insn::mov64_imm(Reg::R0, 1));
+    code.emit(Insn::exit());
+    code.bind(dropped);
+    code.emit(Insn::mov64_imm(Reg::R0, SUBPROGRAM_DROPPED));
     code.emit(Insn::exit());
     Ok(())
 }
@@ -334,7 +347,7 @@ fn emit_action(
             }
         }
     }
-    emit_action_kind(code, cx, action, description.is_some())
+    emit_action_kind(code, cx, action, record, description.is_some())
 }
 
 /// Puts the value of an aggregating action in r8 where it belongs: a key into the key
@@ -376,6 +389,7 @@ fn emit_action_kind(
     code: &mut ProgramCode,
     cx: &StatementContext<'_>,
     action: &Action,
+    record: StatementRecord,
     aggregation_described: bool,
 ) -> Result<(), TranslateError> {
     match action.kind {
@@ -386,7 +400,7 @@ fn emit_action_kind(
             code.globals_pointer(Reg::R1, cx.layout().globals.exiting);
             code.emit(Insn::st_mem(MemSize::DW, Reg::R1, 0, 1));
         }
-        ActionKind::Speculate => speculate(code, cx)?,
+        ActionKind::Speculate => speculate(code, cx, record.records.then_some(record.length))?,
         ActionKind::Commit => commit(code, cx)?,
         ActionKind::Discard => discard(code, cx)?,
         ActionKind::Raise => raise_signal(code, cx),
@@ -456,8 +470,6 @@ fn emit_finish(
             let principal = code.label();
             code.load_state(Reg::R1, state.destination);
             code.asm.jmp_imm_to(JmpOp::Eq, Reg::R1, 0, principal);
-            code.asm
-                .jmp_imm_to(JmpOp::Eq, Reg::R1, DESTINATION_DROPPED, done);
             append_speculated_record(code, cx, record.length)?;
             code.asm.ja_to(done);
             code.bind(principal);

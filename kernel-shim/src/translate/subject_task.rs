@@ -27,6 +27,7 @@
 
 use super::artificial_frames::load_artificial_frame_count;
 use super::code::ProgramCode;
+use super::context::ContextKind;
 use super::entry_stacks::{at_function_entry, complete_entry_user_stack};
 use super::error::TranslateError;
 use super::registers::CONTEXT;
@@ -145,7 +146,8 @@ pub fn store_current_comm(
 /// `r0 = ` the bytes captured of the clause's thread's kernel stack (`user` false) or
 /// user stack into the work area at `at` (at most `size`), negative on failure
 /// (clobbers r1–r5). The current thread's kernel stack leaves out the artificial frames
-/// of the tracing machinery (see `artificial_frames`); another thread's is read as the
+/// of the tracing machinery (see `artificial_frames`), and BEGIN and END have none;
+/// another thread's is read as the
 /// scheduler left it when that thread last went off CPU, with no tracing frames to
 /// leave out since it is not running.
 pub fn capture_stack(
@@ -155,6 +157,13 @@ pub fn capture_stack(
     size: u32,
     user: bool,
 ) -> Result<(), TranslateError> {
+    if !user && matches!(cx.context(), ContextKind::DtraceMarker) {
+        // BEGIN and END fire in the consumer, not in the kernel: their kernel stack is
+        // empty, as in the user-space engine, rather than the test-run machinery that
+        // runs their programs.
+        code.emit(Insn::mov64_imm(Reg::R0, 0));
+        return Ok(());
+    }
     if user {
         code.emit(Insn::mov64_imm(Reg::R4, BPF_F_USER_STACK));
     } else if let Some(word) = subject_task_word(cx) {

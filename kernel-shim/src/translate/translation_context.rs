@@ -10,6 +10,7 @@ use super::artificial_frames::ArtificialFrames;
 use super::code::FaultExit;
 use super::context::ContextKind;
 use super::error::TranslateError;
+use crate::ebpf::Label;
 use crate::map_layout::{MapFds, ProgramLayout};
 
 /// Which ECB chain code belongs to: the probe's own, or the ERROR probe's subprogram.
@@ -40,6 +41,9 @@ pub struct StatementContext<'a> {
     pub in_subprogram: bool,
     /// Where the statement's faults go.
     pub fault_exit: FaultExit,
+    /// Where a `speculate()` that finds no room for the record goes: DTrace flags a
+    /// drop there, which ends the clause without recording anything.
+    pub dropped_exit: Label,
     /// Human-readable location of the statement, for errors.
     pub location: String,
     /// The enabled probe whose statement this is.
