@@ -353,20 +353,30 @@ impl<'a> Analyzer<'a> {
         })
     }
 
-    fn analyze_program(&mut self, source: &ProgramSource, program: &Program) -> SemaResult<()> {
-        // Option pragmas take effect for the whole program, wherever they appear, and
-        // like dependencies they are checked before any clause, as DTrace does both
-        // while it parses.
-        for item in &program.items {
-            match item {
-                Item::Option(pragma) => {
-                    self.check_option(pragma)?;
-                    self.apply_option(pragma)?;
-                }
-                Item::Pragma(pragma) => self.apply_dependency_pragma(pragma)?,
-                _ => {}
-            }
+    /// Makes the checks DTrace makes while it parses on the part of program `index`
+    /// that precedes its syntax error (`before_error`): a pragma or declaration error
+    /// there is the error DTrace reports, not the later syntax error.
+    pub fn analyze_before_parse_error(
+        &mut self,
+        index: usize,
+        before_error: &Program,
+        source_map: &SourceMap,
+    ) -> Result<(), AnalysisError> {
+        self.program = index;
+        self.source_map = Some(source_map.clone());
+        while self.matched_probes.len() <= index {
+            self.matched_probes.push(0);
         }
+        self.apply_pragmas(before_error)
+            .and_then(|()| self.analyze_while_parsing(before_error))
+            .map_err(|diagnostic| AnalysisError {
+                program: index,
+                diagnostic,
+            })
+    }
+
+    fn analyze_program(&mut self, source: &ProgramSource, program: &Program) -> SemaResult<()> {
+        self.apply_pragmas(program)?;
         let has_content = program.items.iter().any(|item| {
             matches!(
                 item,
@@ -383,6 +393,36 @@ impl<'a> Analyzer<'a> {
                 "empty D program translation unit",
             ));
         }
+        self.analyze_while_parsing(program)?;
+        for item in &program.items {
+            if let Item::Clause(clause) = item {
+                self.analyze_clause(source, clause)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Applies the option and dependency pragmas of `program`.
+    fn apply_pragmas(&mut self, program: &Program) -> SemaResult<()> {
+        // Option pragmas take effect for the whole program, wherever they appear, and
+        // like dependencies they are checked before any clause, as DTrace does both
+        // while it parses.
+        for item in &program.items {
+            match item {
+                Item::Option(pragma) => {
+                    self.check_option(pragma)?;
+                    self.apply_option(pragma)?;
+                }
+                Item::Pragma(pragma) => self.apply_dependency_pragma(pragma)?,
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Handles what DTrace handles while it parses the program: declarations, inlines,
+    /// translators, providers, identifier pragmas and the parser's checks of clauses.
+    fn analyze_while_parsing(&mut self, program: &Program) -> SemaResult<()> {
         self.forward_writes = forward_reads::first_writes(program);
         self.address_taken
             .extend(memory_variables::address_taken(program));
@@ -398,11 +438,6 @@ impl<'a> Analyzer<'a> {
                 Item::Provider(provider) => self.provider_definition(provider)?,
                 Item::Pragma(pragma) => self.apply_identifier_pragma(pragma)?,
                 Item::Option(_) => {}
-            }
-        }
-        for item in &program.items {
-            if let Item::Clause(clause) = item {
-                self.analyze_clause(source, clause)?;
             }
         }
         Ok(())
