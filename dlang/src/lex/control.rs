@@ -4,7 +4,9 @@
 use crate::ast::{OptionPragma, Pragma};
 use crate::diagnostics::{Diagnostic, ErrorTag, Span};
 
-use super::literals::{decode_integer, scan_quoted, translate_escapes, QuotedScan};
+use super::literals::{
+    decode_integer, is_integer_token, scan_quoted, translate_escapes, QuotedScan,
+};
 
 /// What a control line asks for.
 #[derive(Debug, Clone, PartialEq)]
@@ -319,7 +321,7 @@ fn option_pragma(
 }
 
 /// Splits the text of a control line into words: integers, string literals, and runs
-/// of other non-blank characters.
+/// of other non-blank characters (names).
 fn split_words(source: &str, start: usize, end: usize) -> Result<Vec<WordKind>, Diagnostic> {
     let bytes = source.as_bytes();
     let mut words = Vec::new();
@@ -353,7 +355,9 @@ fn split_words(source: &str, start: usize, end: usize) -> Result<Vec<WordKind>, 
             position += 1;
         }
         let text = &source[word_start..position];
-        if bytes[word_start].is_ascii_digit() {
+        // DTrace's lexer takes the longest match, so a word is an integer only if all of
+        // it is one (`1.0` is a name, `08` an integer with an invalid digit).
+        if is_integer_token(text) {
             let literal = decode_integer(text, word_start..position)?;
             words.push(WordKind::Integer(literal.value));
         } else {

@@ -12,7 +12,10 @@ use super::{Parser, ProbeSpecifierOption, ProgramOrigin};
 impl<'s, 'c> Parser<'s, 'c> {
     /// Parses the whole program text into `items`; on an error, `items` holds the
     /// items parsed before it.
-    pub(super) fn parse_translation_unit(&mut self, items: &mut Vec<Item>) -> Result<(), Diagnostic> {
+    pub(super) fn parse_translation_unit(
+        &mut self,
+        items: &mut Vec<Item>,
+    ) -> Result<(), Diagnostic> {
         let mut first_item = true;
         loop {
             self.lexer.set_mode(self.outer_mode(first_item));
