@@ -1,6 +1,8 @@
 //! Control lines (`#pragma`, `#line`, `# N "file"`, `#ident`, `#error`, …), processed
 //! by the lexer itself as DTrace does without `-C` (D-REFERENCE.md §1.2, §1.3).
 
+use difvm::stability::Attribute;
+
 use crate::ast::{OptionPragma, Pragma};
 use crate::diagnostics::{Diagnostic, ErrorTag, Span};
 
@@ -200,7 +202,7 @@ fn check_declaration_pragma(
     match handler {
         PragmaHandler::Attributes => match arguments {
             [WordKind::Identifier(attributes), WordKind::Identifier(target), rest @ ..] => {
-                if !is_attribute_triple(attributes) {
+                if Attribute::parse(attributes).is_none() {
                     return error(
                         ErrorTag::D_PRAGMA_INVAL,
                         format!("invalid attributes specified by #pragma {name}"),
@@ -255,21 +257,6 @@ fn check_declaration_pragma(
             ),
         },
     }
-}
-
-/// dtrace_str2attr(): up to three `/`-separated parts (empty parts are skipped, later
-/// ones ignored), two stability names then a dependency class, in any case.
-fn is_attribute_triple(text: &str) -> bool {
-    const STABILITIES: &[&str] = &[
-        "Internal", "Private", "Obsolete", "External", "Unstable", "Evolving", "Stable", "Standard",
-    ];
-    const CLASSES: &[&str] = &["Unknown", "CPU", "Platform", "Group", "ISA", "Common"];
-    let known = |part: &str, names: &[&str]| names.iter().any(|n| part.eq_ignore_ascii_case(n));
-    text.split('/')
-        .filter(|part| !part.is_empty())
-        .take(3)
-        .enumerate()
-        .all(|(index, part)| known(part, if index < 2 { STABILITIES } else { CLASSES }))
 }
 
 /// dt_version_str2num(): at most three `.`-separated decimal parts, the major at most
