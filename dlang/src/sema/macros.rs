@@ -27,9 +27,9 @@ impl Analyzer<'_> {
         span: &Span,
     ) -> SemaResult<TypedExpr> {
         match variable {
-            MacroVariable::Argument(index) => {
-                let text = self.macro_argument(*index, &format!("${index}"), "0", span)?;
-                match classify_operand(&text, &format!("${index}"), span)? {
+            MacroVariable::Argument { index, written } => {
+                let text = self.macro_argument(*index, written, "0", span)?;
+                match classify_operand(&text, written, span)? {
                     OperandToken::Integer {
                         magnitude,
                         negative,
@@ -54,8 +54,8 @@ impl Analyzer<'_> {
                     OperandToken::String(bytes) => Ok(self.string_constant(bytes, span)),
                 }
             }
-            MacroVariable::ArgumentString(index) => {
-                let text = self.macro_argument(*index, &format!("$${index}"), "", span)?;
+            MacroVariable::ArgumentString { index, written } => {
+                let text = self.macro_argument(*index, written, "", span)?;
                 Ok(self.string_constant(unescape(text.as_bytes()), span))
             }
             MacroVariable::Named(name) => {
