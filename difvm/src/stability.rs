@@ -114,8 +114,8 @@ impl DependencyClass {
 impl Attribute {
     /// Parses `Name[/Data[/Class]]` as dtrace_str2attr() does: a part left out takes
     /// its highest value (Standard, Common), so empty text is the highest triple; the
-    /// text may stop after any `/` (`Stable/`), a part may not be empty (`/Stable` is
-    /// refused), and whatever follows the third part is ignored.
+    /// text may stop after any `/` (`Stable/`, `Stable/Stable/Common/`), a part may not
+    /// be empty (`/Stable` is refused), and nothing may follow the third part.
     pub fn parse(text: &str) -> Option<Attribute> {
         let mut attribute = Attribute::new(
             Stability::Standard,
@@ -135,7 +135,7 @@ impl Attribute {
             }
             rest = after;
         }
-        Some(attribute)
+        rest.is_empty().then_some(attribute)
     }
 
     /// Whether any part is below the same part of `minimum` (dt_attr_cmp() < 0).
