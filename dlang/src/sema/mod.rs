@@ -317,13 +317,14 @@ impl<'a> Analyzer<'a> {
             })
     }
 
-    /// Finishes the compilation: checks that every macro argument was referenced and
+    /// Finishes the compilation: checks that the last macro argument was referenced and
     /// returns the analysis. `last_program` is the index errors are reported against.
     pub fn finish(mut self, last_program: usize) -> Result<Analysis, AnalysisError> {
         if !self.settings.argument_references {
-            if let Some(unused) =
-                (1..self.arguments_referenced.len()).find(|&i| !self.arguments_referenced[i])
-            {
+            // DTrace checks only the last operand: referring to `$2` accepts an unused
+            // `$1`, as scripts skip arguments they do not need.
+            let last = self.arguments_referenced.len().saturating_sub(1);
+            if let Some(unused) = (last > 0 && !self.arguments_referenced[last]).then_some(last) {
                 let diagnostic = Diagnostic::without_span(
                     ErrorTag::D_MACRO_UNUSED,
                     format!(
