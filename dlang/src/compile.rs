@@ -111,6 +111,7 @@ pub fn compile_with_kernel_types(
     kernel_types: Option<Arc<dyn KernelTypes>>,
 ) -> Result<Compilation, CompileError> {
     let mut analyzer = Analyzer::new(options, catalog);
+    analyzer.set_program_count(programs.len());
     if let Some(kernel_types) = kernel_types {
         analyzer.set_kernel_types(kernel_types);
     }

@@ -725,6 +725,13 @@ fn macros() {
         "D_MACRO_UNUSED",
         "extraneous argument 'foo' ($1 is not referenced)",
     );
+    // DTrace checks the operands once the program is parsed, before its clauses.
+    check_with(
+        &unused,
+        "BEGIN { x = y; }",
+        "D_MACRO_UNUSED",
+        "extraneous argument 'foo' ($1 is not referenced)",
+    );
     // Only the last operand must be referenced.
     let two = CompileOptions {
         macro_arguments: vec!["dtrace".into(), "a".into(), "b".into()],

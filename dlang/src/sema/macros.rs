@@ -178,6 +178,31 @@ impl Analyzer<'_> {
     }
 }
 
+/// The operand numbers `$N` and `$$N` in a probe description refer to.
+pub(super) fn description_argument_references(text: &str) -> Vec<usize> {
+    let bytes = text.as_bytes();
+    let mut references = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'$' {
+            i += 1;
+            continue;
+        }
+        i += 1;
+        if bytes.get(i) == Some(&b'$') {
+            i += 1;
+        }
+        let start = i;
+        while bytes.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        if let Ok(index) = text[start..i].parse() {
+            references.push(index);
+        }
+    }
+    references
+}
+
 /// Decides what a `$N` operand's text is: an integer (optionally signed, C syntax with
 /// suffixes), an identifier, or else a string (surrounding quotes stripped).
 fn classify_operand(text: &str, written: &str, span: &Span) -> SemaResult<OperandToken> {

@@ -46,7 +46,7 @@ mod variables;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::ast::{Expr, InlineDefinition, Item, OptionPragma, Program};
+use crate::ast::{Expr, ExprKind, InlineDefinition, Item, MacroVariable, OptionPragma, Program};
 use crate::diagnostics::{Diagnostic, ErrorTag, Region, Span};
 use crate::kernel_types::KernelTypes;
 use crate::lex::SourceMap;
@@ -155,6 +155,8 @@ pub struct Analyzer<'a> {
     settings: Settings,
     /// Which `$N` operands have been referenced.
     arguments_referenced: Vec<bool>,
+    /// How many programs the compilation has (see [`Analyzer::set_program_count`]).
+    program_count: usize,
     clauses: Vec<AnalyzedClause>,
     pragma_options: Vec<(String, Option<String>)>,
     matched_probes: Vec<u32>,
@@ -232,6 +234,7 @@ impl<'a> Analyzer<'a> {
                 minimum_attributes: options.minimum_attributes,
             },
             arguments_referenced: vec![false; options.macro_arguments.len()],
+            program_count: 0,
             clauses: Vec::new(),
             pragma_options: Vec::new(),
             matched_probes: Vec::new(),
@@ -317,27 +320,21 @@ impl<'a> Analyzer<'a> {
             })
     }
 
+    /// Tells the analyzer how many programs the compilation has: once the last one is
+    /// parsed, DTrace checks that the last operand was referenced, before it analyses
+    /// that program's clauses.
+    pub fn set_program_count(&mut self, count: usize) {
+        self.program_count = count;
+    }
+
     /// Finishes the compilation: checks that the last macro argument was referenced and
     /// returns the analysis. `last_program` is the index errors are reported against.
     pub fn finish(mut self, last_program: usize) -> Result<Analysis, AnalysisError> {
-        if !self.settings.argument_references {
-            // DTrace checks only the last operand: referring to `$2` accepts an unused
-            // `$1`, as scripts skip arguments they do not need.
-            let last = self.arguments_referenced.len().saturating_sub(1);
-            if let Some(unused) = (last > 0 && !self.arguments_referenced[last]).then_some(last) {
-                let diagnostic = Diagnostic::without_span(
-                    ErrorTag::D_MACRO_UNUSED,
-                    format!(
-                        "extraneous argument '{}' (${} is not referenced)",
-                        self.options.macro_arguments[unused], unused
-                    ),
-                );
-                return Err(AnalysisError {
-                    program: last_program,
-                    diagnostic,
-                });
-            }
-        }
+        self.check_last_argument_referenced()
+            .map_err(|diagnostic| AnalysisError {
+                program: last_program,
+                diagnostic,
+            })?;
         self.unify_joined_key_layouts();
         self.mark_memory_variables();
         Ok(Analysis {
@@ -376,8 +373,55 @@ impl<'a> Analyzer<'a> {
             })
     }
 
+    /// D_MACRO_UNUSED: DTrace checks only the last operand, so referring to `$2`
+    /// accepts an unused `$1`, as scripts skip arguments they do not need.
+    fn check_last_argument_referenced(&self) -> SemaResult<()> {
+        let last = self.arguments_referenced.len().saturating_sub(1);
+        if self.settings.argument_references || last == 0 || self.arguments_referenced[last] {
+            return Ok(());
+        }
+        Err(Diagnostic::without_span(
+            ErrorTag::D_MACRO_UNUSED,
+            format!(
+                "extraneous argument '{}' (${} is not referenced)",
+                self.options.macro_arguments[last], last
+            ),
+        ))
+    }
+
+    /// Marks the operands the clauses of `program` refer to, as DTrace's lexer marks
+    /// them while it reads the program (the analysis of each reference marks it too).
+    fn mark_clause_argument_references(&mut self, program: &Program) {
+        let mut referenced = Vec::new();
+        program_scan::for_each_expression(program, &mut |expr| {
+            if let ExprKind::Macro(
+                MacroVariable::Argument { index, .. } | MacroVariable::ArgumentString { index, .. },
+            ) = &expr.kind
+            {
+                referenced.push(*index as usize);
+            }
+        });
+        for item in &program.items {
+            if let Item::Clause(clause) = item {
+                for probe in &clause.probes {
+                    referenced.extend(macros::description_argument_references(&probe.text));
+                }
+            }
+        }
+        for index in referenced {
+            if let Some(flag) = self.arguments_referenced.get_mut(index) {
+                *flag = true;
+            }
+        }
+    }
+
     fn analyze_program(&mut self, source: &ProgramSource, program: &Program) -> SemaResult<()> {
         self.apply_pragmas(program)?;
+        self.analyze_while_parsing(program)?;
+        if self.program + 1 == self.program_count {
+            self.mark_clause_argument_references(program);
+            self.check_last_argument_referenced()?;
+        }
         let has_content = program.items.iter().any(|item| {
             matches!(
                 item,
@@ -394,7 +438,6 @@ impl<'a> Analyzer<'a> {
                 "empty D program translation unit",
             ));
         }
-        self.analyze_while_parsing(program)?;
         for item in &program.items {
             if let Item::Clause(clause) = item {
                 self.analyze_clause(source, clause)?;
