@@ -99,7 +99,7 @@ pub struct ParseFailure {
     /// The items complete before the error, and the control lines lexed up to it:
     /// DTrace applies pragmas and declarations while it parses, so their errors come
     /// before a later syntax error.
-    pub before_error: Program,
+    pub before_error: Box<Program>,
 }
 
 /// Parses one D program: a `-s` file or one `-n/-P/-m/-f/-i` argument.
@@ -125,7 +125,7 @@ pub fn parse_program(source: &str, context: ParseContext) -> Result<ParsedProgra
             Err(ParseFailure {
                 diagnostic,
                 source_map: parser.lexer.into_source_map(),
-                before_error: Program { items },
+                before_error: Box::new(Program { items }),
             })
         }
     }
