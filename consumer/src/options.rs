@@ -32,9 +32,7 @@ mod value_syntax;
 
 pub use error::OptionError;
 
-use value_syntax::{
-    is_valid_attribute_triple, parse_c_integer, LARGEST_OPTION_VALUE, NANOSECONDS_PER_SECOND,
-};
+use value_syntax::{parse_c_integer, LARGEST_OPTION_VALUE, NANOSECONDS_PER_SECOND};
 pub use value_syntax::{
     parse_rate_nanoseconds, parse_runtime_integer, parse_size, DVersion, DEFINED_D_VERSIONS,
     LATEST_D_VERSION,
@@ -462,7 +460,8 @@ impl OptionSet {
             }
             OptionKind::Attributes => {
                 let text = value.ok_or(OptionError::InvalidValue)?;
-                if !is_valid_attribute_triple(text) {
+                // dtrace_str2attr() decides, as for `#pragma D attributes`.
+                if difvm::stability::Attribute::parse(text).is_none() {
                     return Err(OptionError::InvalidValue);
                 }
                 self.explicit[index] = Some(OptionValue::Text(vec![text.to_string()]));

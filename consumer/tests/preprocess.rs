@@ -322,7 +322,7 @@ fn preprocessed_scripts_compile_and_name_the_right_lines() {
     compile_preprocessed(&output).expect("the preprocessed script compiles");
     // The error is on line 8 of the script: line markers keep the numbering.
     let wrong_line =
-        "#include \"good.h\"\n#define X 1\n\n#if X\n\n#endif\nBEGIN\n{ trace(1 * \"a\"); }\n";
+        "#include \"good.h\"\n#define X 1\n\n#if X\n\n#endif\nBEGIN\n{ trace($1); trace(1 * \"a\"); }\n";
     let (result, diagnostics) = run(&directory, wrong_line, &settings);
     let output = result.unwrap_or_else(|kind| panic!("{kind:?}: {diagnostics}"));
     let message = compile_preprocessed(&output).expect_err("the script is wrong");

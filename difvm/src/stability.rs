@@ -113,28 +113,29 @@ impl DependencyClass {
 
 impl Attribute {
     /// Parses `Name[/Data[/Class]]` as dtrace_str2attr() does: a part left out takes
-    /// its highest value (Standard, Common); empty text is the highest triple.
+    /// its highest value (Standard, Common), so empty text is the highest triple; the
+    /// text may stop after any `/` (`Stable/`, `Stable/Stable/Common/`), a part may not
+    /// be empty (`/Stable` is refused), and nothing may follow the third part.
     pub fn parse(text: &str) -> Option<Attribute> {
         let mut attribute = Attribute::new(
             Stability::Standard,
             Stability::Standard,
             DependencyClass::Common,
         );
-        if text.is_empty() {
-            return Some(attribute);
+        let mut rest = text;
+        for index in 0..3 {
+            if rest.is_empty() {
+                break;
+            }
+            let (part, after) = rest.split_once('/').unwrap_or((rest, ""));
+            match index {
+                0 => attribute.names = Stability::from_name(part)?,
+                1 => attribute.data = Stability::from_name(part)?,
+                _ => attribute.class = DependencyClass::from_name(part)?,
+            }
+            rest = after;
         }
-        let parts: Vec<&str> = text.split('/').collect();
-        if parts.len() > 3 {
-            return None;
-        }
-        attribute.names = Stability::from_name(parts[0])?;
-        if let Some(data) = parts.get(1) {
-            attribute.data = Stability::from_name(data)?;
-        }
-        if let Some(class) = parts.get(2) {
-            attribute.class = DependencyClass::from_name(class)?;
-        }
-        Some(attribute)
+        rest.is_empty().then_some(attribute)
     }
 
     /// Whether any part is below the same part of `minimum` (dt_attr_cmp() < 0).

@@ -177,10 +177,11 @@ pub enum AssignmentOperator {
 /// D_MACRO_UNDEF with a span.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MacroVariable {
-    /// `$N`: the N-th operand, typed by its text.
-    Argument(u32),
+    /// `$N`: the N-th operand, typed by its text; `written` is the token as written
+    /// (`$01`), which DTrace's messages quote.
+    Argument { index: u32, written: String },
     /// `$$N`: the N-th operand as a string.
-    ArgumentString(u32),
+    ArgumentString { index: u32, written: String },
     /// `$target`, `$pid`, … (`name` without the `$`).
     Named(String),
     /// `$$target`, … as a decimal string.

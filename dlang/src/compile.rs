@@ -111,6 +111,7 @@ pub fn compile_with_kernel_types(
     kernel_types: Option<Arc<dyn KernelTypes>>,
 ) -> Result<Compilation, CompileError> {
     let mut analyzer = Analyzer::new(options, catalog);
+    analyzer.set_program_count(programs.len());
     if let Some(kernel_types) = kernel_types {
         analyzer.set_kernel_types(kernel_types);
     }
@@ -145,11 +146,23 @@ pub fn compile_with_kernel_types(
             }
             parse::parse_program(&source.text, context)
         };
-        let parsed = parsed.map_err(|failure| CompileError {
-            program: index,
-            diagnostic: failure.diagnostic,
-            source_map: failure.source_map,
-            errtags_option: analyzer.errtags_option(),
+        let parsed = parsed.map_err(|failure| {
+            // What precedes the syntax error was handled as DTrace parsed it, so its
+            // errors come first.
+            let diagnostic = match analyzer.analyze_before_parse_error(
+                index,
+                &failure.before_error,
+                &failure.source_map,
+            ) {
+                Err(earlier) => earlier.diagnostic,
+                Ok(()) => failure.diagnostic,
+            };
+            CompileError {
+                program: index,
+                diagnostic,
+                source_map: failure.source_map,
+                errtags_option: analyzer.errtags_option(),
+            }
         })?;
         source_maps.push(parsed.source_map.clone());
         if let Err(failure) = analyzer.analyze(index, source, &parsed) {

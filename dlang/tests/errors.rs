@@ -4,7 +4,7 @@
 
 mod compile_support;
 
-use compile_support::{error_of, error_with, options};
+use compile_support::{compile_with, error_of, error_with, options};
 use dlang::compile::{CompileOptions, ProbeSpecifierOption};
 
 /// `program` must fail with `tag` and exactly `message`.
@@ -724,6 +724,25 @@ fn macros() {
         "BEGIN { }",
         "D_MACRO_UNUSED",
         "extraneous argument 'foo' ($1 is not referenced)",
+    );
+    // DTrace checks the operands once the program is parsed, before its clauses.
+    check_with(
+        &unused,
+        "BEGIN { x = y; }",
+        "D_MACRO_UNUSED",
+        "extraneous argument 'foo' ($1 is not referenced)",
+    );
+    // Only the last operand must be referenced.
+    let two = CompileOptions {
+        macro_arguments: vec!["dtrace".into(), "a".into(), "b".into()],
+        ..options()
+    };
+    assert!(compile_with("BEGIN { trace($$2); }", &two).is_ok());
+    check_with(
+        &two,
+        "BEGIN { trace($$1); }",
+        "D_MACRO_UNUSED",
+        "extraneous argument 'b' ($2 is not referenced)",
     );
     let overflow = CompileOptions {
         macro_arguments: vec!["dtrace".into(), "99999999999999999999999".into()],

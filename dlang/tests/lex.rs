@@ -31,8 +31,8 @@ fn render(source: &str, token: &Token) -> String {
         }
         TokenKind::String(bytes) => format!("string {:?}", String::from_utf8_lossy(bytes)),
         TokenKind::Macro(variable) => match variable {
-            MacroVariable::Argument(number) => format!("macro ${number}"),
-            MacroVariable::ArgumentString(number) => format!("macro $${number}"),
+            MacroVariable::Argument { index, .. } => format!("macro ${index}"),
+            MacroVariable::ArgumentString { index, .. } => format!("macro $${index}"),
             MacroVariable::Named(name) => format!("macro ${name}"),
             MacroVariable::NamedString(name) => format!("macro $${name}"),
         },

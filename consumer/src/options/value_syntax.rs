@@ -221,33 +221,3 @@ fn parse_c_integer_prefix(text: &str) -> Option<(u64, &str)> {
     let number = u64::from_str_radix(&text[start..end], radix).ok()?;
     Some((number, &text[end..]))
 }
-
-/// The stability names of attribute triples, lowest first.
-const STABILITY_NAMES: &[&str] = &[
-    "Internal", "Private", "Obsolete", "External", "Unstable", "Evolving", "Stable", "Standard",
-];
-
-/// The dependency-class names of attribute triples, lowest first.
-const DEPENDENCY_CLASS_NAMES: &[&str] = &["Unknown", "CPU", "Platform", "Group", "ISA", "Common"];
-
-/// Checks an `amin` value: `Name[/Data[/Class]]` with stability names for the first two
-/// parts and a dependency class for the third, compared case-insensitively. Empty text
-/// is accepted (every part then takes its maximum), as libdtrace accepts it.
-pub(super) fn is_valid_attribute_triple(text: &str) -> bool {
-    if text.is_empty() {
-        return true;
-    }
-    let parts: Vec<&str> = text.split('/').collect();
-    let names_known =
-        |part: &str, names: &[&str]| names.iter().any(|name| part.eq_ignore_ascii_case(name));
-    match parts.as_slice() {
-        [name] => names_known(name, STABILITY_NAMES),
-        [name, data] => names_known(name, STABILITY_NAMES) && names_known(data, STABILITY_NAMES),
-        [name, data, class] => {
-            names_known(name, STABILITY_NAMES)
-                && names_known(data, STABILITY_NAMES)
-                && names_known(class, DEPENDENCY_CLASS_NAMES)
-        }
-        _ => false,
-    }
-}

@@ -1,10 +1,14 @@
 //! Control lines (`#pragma`, `#line`, `# N "file"`, `#ident`, `#error`, …), processed
 //! by the lexer itself as DTrace does without `-C` (D-REFERENCE.md §1.2, §1.3).
 
+use difvm::stability::Attribute;
+
 use crate::ast::{OptionPragma, Pragma};
 use crate::diagnostics::{Diagnostic, ErrorTag, Span};
 
-use super::literals::{decode_integer, scan_quoted, translate_escapes, QuotedScan};
+use super::literals::{
+    decode_integer, is_integer_token, scan_quoted, translate_escapes, QuotedScan,
+};
 
 /// What a control line asks for.
 #[derive(Debug, Clone, PartialEq)]
@@ -198,7 +202,7 @@ fn check_declaration_pragma(
     match handler {
         PragmaHandler::Attributes => match arguments {
             [WordKind::Identifier(attributes), WordKind::Identifier(target), rest @ ..] => {
-                if !is_attribute_triple(attributes) {
+                if Attribute::parse(attributes).is_none() {
                     return error(
                         ErrorTag::D_PRAGMA_INVAL,
                         format!("invalid attributes specified by #pragma {name}"),
@@ -255,21 +259,6 @@ fn check_declaration_pragma(
     }
 }
 
-/// dtrace_str2attr(): up to three `/`-separated parts (empty parts are skipped, later
-/// ones ignored), two stability names then a dependency class, in any case.
-fn is_attribute_triple(text: &str) -> bool {
-    const STABILITIES: &[&str] = &[
-        "Internal", "Private", "Obsolete", "External", "Unstable", "Evolving", "Stable", "Standard",
-    ];
-    const CLASSES: &[&str] = &["Unknown", "CPU", "Platform", "Group", "ISA", "Common"];
-    let known = |part: &str, names: &[&str]| names.iter().any(|n| part.eq_ignore_ascii_case(n));
-    text.split('/')
-        .filter(|part| !part.is_empty())
-        .take(3)
-        .enumerate()
-        .all(|(index, part)| known(part, if index < 2 { STABILITIES } else { CLASSES }))
-}
-
 /// dt_version_str2num(): at most three `.`-separated decimal parts, the major at most
 /// 255 and the others at most 4095.
 fn is_version_string(text: &str) -> bool {
@@ -319,7 +308,7 @@ fn option_pragma(
 }
 
 /// Splits the text of a control line into words: integers, string literals, and runs
-/// of other non-blank characters.
+/// of other non-blank characters (names).
 fn split_words(source: &str, start: usize, end: usize) -> Result<Vec<WordKind>, Diagnostic> {
     let bytes = source.as_bytes();
     let mut words = Vec::new();
@@ -353,7 +342,9 @@ fn split_words(source: &str, start: usize, end: usize) -> Result<Vec<WordKind>, 
             position += 1;
         }
         let text = &source[word_start..position];
-        if bytes[word_start].is_ascii_digit() {
+        // DTrace's lexer takes the longest match, so a word is an integer only if all of
+        // it is one (`1.0` is a name, `08` an integer with an invalid digit).
+        if is_integer_token(text) {
             let literal = decode_integer(text, word_start..position)?;
             words.push(WordKind::Integer(literal.value));
         } else {

@@ -61,6 +61,35 @@ pub(crate) fn decode_integer(text: &str, span: Span) -> Result<IntegerLiteral, D
     })
 }
 
+/// Whether all of `text` is one integer constant as DTrace's lexer matches it
+/// (`([0-9]+|0[xX][0-9A-Fa-f]+)[uU]?[lL]?[lL]?`), invalid octal digits included.
+pub(crate) fn is_integer_token(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let hex_digits = bytes.get(2..).map_or(0, |rest| {
+        rest.iter().take_while(|b| b.is_ascii_hexdigit()).count()
+    });
+    let digits_end =
+        if bytes.len() > 2 && bytes[0] == b'0' && matches!(bytes[1], b'x' | b'X') && hex_digits > 0
+        {
+            2 + hex_digits
+        } else {
+            bytes.iter().take_while(|b| b.is_ascii_digit()).count()
+        };
+    if digits_end == 0 {
+        return false;
+    }
+    let mut position = digits_end;
+    if matches!(bytes.get(position), Some(b'u' | b'U')) {
+        position += 1;
+    }
+    for _ in 0..2 {
+        if matches!(bytes.get(position), Some(b'l' | b'L')) {
+            position += 1;
+        }
+    }
+    position == bytes.len()
+}
+
 /// Decodes an integer suffix as DTrace's lexer matches it: an optional `u`, then up
 /// to two `l`s (either case each, so `lL` is `long long` too). On failure returns the
 /// offset of the first character that does not fit.

@@ -429,11 +429,12 @@ impl<'s, 'c> Lexer<'s, 'c> {
                 let digits = text.trim_start_matches('$');
                 // An argument number too large for u32 can never be defined; saturating
                 // keeps it undefined.
-                let number = digits.parse::<u32>().unwrap_or(u32::MAX);
+                let index = digits.parse::<u32>().unwrap_or(u32::MAX);
+                let written = text.to_string();
                 TokenKind::Macro(if text.starts_with("$$") {
-                    MacroVariable::ArgumentString(number)
+                    MacroVariable::ArgumentString { index, written }
                 } else {
-                    MacroVariable::Argument(number)
+                    MacroVariable::Argument { index, written }
                 })
             }
             ExpressionLexeme::MacroName => {

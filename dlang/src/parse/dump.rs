@@ -386,8 +386,8 @@ fn dump_expr(out: &mut String, expr: &Expr) {
         }
         ExprKind::Macro(variable) => {
             let _ = match variable {
-                MacroVariable::Argument(number) => write!(out, "${number}"),
-                MacroVariable::ArgumentString(number) => write!(out, "$${number}"),
+                MacroVariable::Argument { written, .. }
+                | MacroVariable::ArgumentString { written, .. } => write!(out, "{written}"),
                 MacroVariable::Named(name) => write!(out, "${name}"),
                 MacroVariable::NamedString(name) => write!(out, "$${name}"),
             };

@@ -96,6 +96,10 @@ pub struct ParsedProgram {
 pub struct ParseFailure {
     pub diagnostic: Diagnostic,
     pub source_map: SourceMap,
+    /// The items complete before the error, and the control lines lexed up to it:
+    /// DTrace applies pragmas and declarations while it parses, so their errors come
+    /// before a later syntax error.
+    pub before_error: Box<Program>,
 }
 
 /// Parses one D program: a `-s` file or one `-n/-P/-m/-f/-i` argument.
@@ -107,16 +111,23 @@ pub fn parse_program(source: &str, context: ParseContext) -> Result<ParsedProgra
         nesting: 0,
         previous_end: 0,
     };
-    match parser.parse_translation_unit() {
-        Ok(program) => Ok(ParsedProgram {
-            program,
+    let mut items = Vec::new();
+    match parser.parse_translation_unit(&mut items) {
+        Ok(()) => Ok(ParsedProgram {
+            program: Program { items },
             source_map: parser.lexer.into_source_map(),
             origin: context.origin,
         }),
-        Err(diagnostic) => Err(ParseFailure {
-            diagnostic,
-            source_map: parser.lexer.into_source_map(),
-        }),
+        Err(diagnostic) => {
+            // Control lines the lexer met inside the unfinished item were processed
+            // before the error, as DTrace's lexer processes them.
+            items.extend(parser.lexer.take_pending_items());
+            Err(ParseFailure {
+                diagnostic,
+                source_map: parser.lexer.into_source_map(),
+                before_error: Box::new(Program { items }),
+            })
+        }
     }
 }
 

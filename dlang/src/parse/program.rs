@@ -2,7 +2,7 @@
 //! action blocks, and the dispatch to declarations, inlines, translators and providers
 //! (D-REFERENCE.md §1.1).
 
-use crate::ast::{Clause, Item, ProbeSpecifier, Program};
+use crate::ast::{Clause, Item, ProbeSpecifier};
 use crate::diagnostics::{Diagnostic, ErrorTag};
 use crate::lex::{Keyword, LexerMode, Punctuator, TokenKind};
 
@@ -10,9 +10,12 @@ use super::declarations::{is_storage_class_keyword, is_type_specifier_keyword};
 use super::{Parser, ProbeSpecifierOption, ProgramOrigin};
 
 impl<'s, 'c> Parser<'s, 'c> {
-    /// Parses the whole program text.
-    pub(super) fn parse_translation_unit(&mut self) -> Result<Program, Diagnostic> {
-        let mut items = Vec::new();
+    /// Parses the whole program text into `items`; on an error, `items` holds the
+    /// items parsed before it.
+    pub(super) fn parse_translation_unit(
+        &mut self,
+        items: &mut Vec<Item>,
+    ) -> Result<(), Diagnostic> {
         let mut first_item = true;
         loop {
             self.lexer.set_mode(self.outer_mode(first_item));
@@ -20,7 +23,7 @@ impl<'s, 'c> Parser<'s, 'c> {
             // Control lines met while lexing the next token come before it.
             items.extend(self.lexer.take_pending_items());
             let item = match kind {
-                TokenKind::EndOfInput => return Ok(Program { items }),
+                TokenKind::EndOfInput => return Ok(()),
                 TokenKind::ProbeSpecifier | TokenKind::ProbeIdentifier => {
                     Item::Clause(self.parse_clause()?)
                 }

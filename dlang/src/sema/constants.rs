@@ -129,7 +129,7 @@ pub(super) fn folds_to_constant(expr: &Expr, constant_identifier: &dyn Fn(&str) 
     match &expr.kind {
         ExprKind::Identifier(name) => constant_identifier(name),
         ExprKind::Integer { .. } | ExprKind::SizeofType(_) | ExprKind::Offsetof { .. } => true,
-        ExprKind::Macro(crate::ast::MacroVariable::Argument(_)) => true,
+        ExprKind::Macro(crate::ast::MacroVariable::Argument { .. }) => true,
         ExprKind::SizeofExpr(operand) => matches!(operand.kind, ExprKind::String(_)),
         ExprKind::Unary { operator, operand } => {
             matches!(

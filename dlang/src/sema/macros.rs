@@ -27,9 +27,9 @@ impl Analyzer<'_> {
         span: &Span,
     ) -> SemaResult<TypedExpr> {
         match variable {
-            MacroVariable::Argument(index) => {
-                let text = self.macro_argument(*index, &format!("${index}"), "0", span)?;
-                match classify_operand(&text, &format!("${index}"), span)? {
+            MacroVariable::Argument { index, written } => {
+                let text = self.macro_argument(*index, written, "0", span)?;
+                match classify_operand(&text, written, span)? {
                     OperandToken::Integer {
                         magnitude,
                         negative,
@@ -54,8 +54,8 @@ impl Analyzer<'_> {
                     OperandToken::String(bytes) => Ok(self.string_constant(bytes, span)),
                 }
             }
-            MacroVariable::ArgumentString(index) => {
-                let text = self.macro_argument(*index, &format!("$${index}"), "", span)?;
+            MacroVariable::ArgumentString { index, written } => {
+                let text = self.macro_argument(*index, written, "", span)?;
                 Ok(self.string_constant(unescape(text.as_bytes()), span))
             }
             MacroVariable::Named(name) => {
@@ -176,6 +176,31 @@ impl Analyzer<'_> {
         }
         Ok(expanded)
     }
+}
+
+/// The operand numbers `$N` and `$$N` in a probe description refer to.
+pub(super) fn description_argument_references(text: &str) -> Vec<usize> {
+    let bytes = text.as_bytes();
+    let mut references = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'$' {
+            i += 1;
+            continue;
+        }
+        i += 1;
+        if bytes.get(i) == Some(&b'$') {
+            i += 1;
+        }
+        let start = i;
+        while bytes.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        if let Ok(index) = text[start..i].parse() {
+            references.push(index);
+        }
+    }
+    references
 }
 
 /// Decides what a `$N` operand's text is: an integer (optionally signed, C syntax with

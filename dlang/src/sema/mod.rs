@@ -46,7 +46,7 @@ mod variables;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::ast::{Expr, InlineDefinition, Item, OptionPragma, Program};
+use crate::ast::{Expr, ExprKind, InlineDefinition, Item, MacroVariable, OptionPragma, Program};
 use crate::diagnostics::{Diagnostic, ErrorTag, Region, Span};
 use crate::kernel_types::KernelTypes;
 use crate::lex::SourceMap;
@@ -155,6 +155,8 @@ pub struct Analyzer<'a> {
     settings: Settings,
     /// Which `$N` operands have been referenced.
     arguments_referenced: Vec<bool>,
+    /// How many programs the compilation has (see [`Analyzer::set_program_count`]).
+    program_count: usize,
     clauses: Vec<AnalyzedClause>,
     pragma_options: Vec<(String, Option<String>)>,
     matched_probes: Vec<u32>,
@@ -232,6 +234,7 @@ impl<'a> Analyzer<'a> {
                 minimum_attributes: options.minimum_attributes,
             },
             arguments_referenced: vec![false; options.macro_arguments.len()],
+            program_count: 0,
             clauses: Vec::new(),
             pragma_options: Vec::new(),
             matched_probes: Vec::new(),
@@ -317,26 +320,21 @@ impl<'a> Analyzer<'a> {
             })
     }
 
-    /// Finishes the compilation: checks that every macro argument was referenced and
+    /// Tells the analyzer how many programs the compilation has: once the last one is
+    /// parsed, DTrace checks that the last operand was referenced, before it analyses
+    /// that program's clauses.
+    pub fn set_program_count(&mut self, count: usize) {
+        self.program_count = count;
+    }
+
+    /// Finishes the compilation: checks that the last macro argument was referenced and
     /// returns the analysis. `last_program` is the index errors are reported against.
     pub fn finish(mut self, last_program: usize) -> Result<Analysis, AnalysisError> {
-        if !self.settings.argument_references {
-            if let Some(unused) =
-                (1..self.arguments_referenced.len()).find(|&i| !self.arguments_referenced[i])
-            {
-                let diagnostic = Diagnostic::without_span(
-                    ErrorTag::D_MACRO_UNUSED,
-                    format!(
-                        "extraneous argument '{}' (${} is not referenced)",
-                        self.options.macro_arguments[unused], unused
-                    ),
-                );
-                return Err(AnalysisError {
-                    program: last_program,
-                    diagnostic,
-                });
-            }
-        }
+        self.check_last_argument_referenced()
+            .map_err(|diagnostic| AnalysisError {
+                program: last_program,
+                diagnostic,
+            })?;
         self.unify_joined_key_layouts();
         self.mark_memory_variables();
         Ok(Analysis {
@@ -353,19 +351,76 @@ impl<'a> Analyzer<'a> {
         })
     }
 
-    fn analyze_program(&mut self, source: &ProgramSource, program: &Program) -> SemaResult<()> {
-        // Option pragmas take effect for the whole program, wherever they appear, and
-        // like dependencies they are checked before any clause, as DTrace does both
-        // while it parses.
-        for item in &program.items {
-            match item {
-                Item::Option(pragma) => {
-                    self.check_option(pragma)?;
-                    self.apply_option(pragma)?;
-                }
-                Item::Pragma(pragma) => self.apply_dependency_pragma(pragma)?,
-                _ => {}
+    /// Makes the checks DTrace makes while it parses on the part of program `index`
+    /// that precedes its syntax error (`before_error`): a pragma or declaration error
+    /// there is the error DTrace reports, not the later syntax error.
+    pub fn analyze_before_parse_error(
+        &mut self,
+        index: usize,
+        before_error: &Program,
+        source_map: &SourceMap,
+    ) -> Result<(), AnalysisError> {
+        self.program = index;
+        self.source_map = Some(source_map.clone());
+        while self.matched_probes.len() <= index {
+            self.matched_probes.push(0);
+        }
+        self.apply_pragmas(before_error)
+            .and_then(|()| self.analyze_while_parsing(before_error))
+            .map_err(|diagnostic| AnalysisError {
+                program: index,
+                diagnostic,
+            })
+    }
+
+    /// D_MACRO_UNUSED: DTrace checks only the last operand, so referring to `$2`
+    /// accepts an unused `$1`, as scripts skip arguments they do not need.
+    fn check_last_argument_referenced(&self) -> SemaResult<()> {
+        let last = self.arguments_referenced.len().saturating_sub(1);
+        if self.settings.argument_references || last == 0 || self.arguments_referenced[last] {
+            return Ok(());
+        }
+        Err(Diagnostic::without_span(
+            ErrorTag::D_MACRO_UNUSED,
+            format!(
+                "extraneous argument '{}' (${} is not referenced)",
+                self.options.macro_arguments[last], last
+            ),
+        ))
+    }
+
+    /// Marks the operands the clauses of `program` refer to, as DTrace's lexer marks
+    /// them while it reads the program (the analysis of each reference marks it too).
+    fn mark_clause_argument_references(&mut self, program: &Program) {
+        let mut referenced = Vec::new();
+        program_scan::for_each_expression(program, &mut |expr| {
+            if let ExprKind::Macro(
+                MacroVariable::Argument { index, .. } | MacroVariable::ArgumentString { index, .. },
+            ) = &expr.kind
+            {
+                referenced.push(*index as usize);
             }
+        });
+        for item in &program.items {
+            if let Item::Clause(clause) = item {
+                for probe in &clause.probes {
+                    referenced.extend(macros::description_argument_references(&probe.text));
+                }
+            }
+        }
+        for index in referenced {
+            if let Some(flag) = self.arguments_referenced.get_mut(index) {
+                *flag = true;
+            }
+        }
+    }
+
+    fn analyze_program(&mut self, source: &ProgramSource, program: &Program) -> SemaResult<()> {
+        self.apply_pragmas(program)?;
+        self.analyze_while_parsing(program)?;
+        if self.program + 1 == self.program_count {
+            self.mark_clause_argument_references(program);
+            self.check_last_argument_referenced()?;
         }
         let has_content = program.items.iter().any(|item| {
             matches!(
@@ -383,6 +438,35 @@ impl<'a> Analyzer<'a> {
                 "empty D program translation unit",
             ));
         }
+        for item in &program.items {
+            if let Item::Clause(clause) = item {
+                self.analyze_clause(source, clause)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Applies the option and dependency pragmas of `program`.
+    fn apply_pragmas(&mut self, program: &Program) -> SemaResult<()> {
+        // Option pragmas take effect for the whole program, wherever they appear, and
+        // like dependencies they are checked before any clause, as DTrace does both
+        // while it parses.
+        for item in &program.items {
+            match item {
+                Item::Option(pragma) => {
+                    self.check_option(pragma)?;
+                    self.apply_option(pragma)?;
+                }
+                Item::Pragma(pragma) => self.apply_dependency_pragma(pragma)?,
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Handles what DTrace handles while it parses the program: declarations, inlines,
+    /// translators, providers, identifier pragmas and the parser's checks of clauses.
+    fn analyze_while_parsing(&mut self, program: &Program) -> SemaResult<()> {
         self.forward_writes = forward_reads::first_writes(program);
         self.address_taken
             .extend(memory_variables::address_taken(program));
@@ -398,11 +482,6 @@ impl<'a> Analyzer<'a> {
                 Item::Provider(provider) => self.provider_definition(provider)?,
                 Item::Pragma(pragma) => self.apply_identifier_pragma(pragma)?,
                 Item::Option(_) => {}
-            }
-        }
-        for item in &program.items {
-            if let Item::Clause(clause) = item {
-                self.analyze_clause(source, clause)?;
             }
         }
         Ok(())
