@@ -169,12 +169,7 @@ pub fn compile_with_kernel_types(
             .cloned()
             .unwrap_or_else(|| SourceMap::new(""))
     };
-    let analysis = analyzer.finish(last).map_err(|failure| CompileError {
-        program: failure.program,
-        diagnostic: failure.diagnostic,
-        source_map: map_of(failure.program),
-        errtags_option,
-    })?;
+    let analysis = analyzer.finish();
     let generation = GenerationOptions {
         default_error_handler: options.default_error_handler,
     };

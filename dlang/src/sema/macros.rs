@@ -5,7 +5,7 @@
 use super::ir::{TypedExpr, TypedExprKind};
 use super::{error, Analyzer, SemaResult};
 use crate::ast::{IntegerBase, IntegerSuffix, MacroVariable};
-use crate::diagnostics::{ErrorTag, Span};
+use crate::diagnostics::{Diagnostic, ErrorTag, Span};
 
 /// What the text of a `$N` operand becomes.
 enum OperandToken {
@@ -69,6 +69,50 @@ impl Analyzer<'_> {
         }
     }
 
+    /// The checks DTrace's lexer makes of a macro variable as it reads it: the variable
+    /// must be defined and an integer operand must fit in 64 bits. An operand that is
+    /// an identifier is only looked up when its expression is analysed.
+    pub(super) fn check_macro_while_lexing(
+        &mut self,
+        variable: &MacroVariable,
+        span: &Span,
+    ) -> SemaResult<()> {
+        match variable {
+            MacroVariable::Argument(index) => {
+                let written = format!("${index}");
+                let text = self.macro_argument(*index, &written, "0", span)?;
+                classify_operand(&text, &written, span).map(|_| ())
+            }
+            MacroVariable::ArgumentString(index) => self
+                .macro_argument(*index, &format!("$${index}"), "", span)
+                .map(|_| ()),
+            MacroVariable::Named(name) => self
+                .named_macro(name, &format!("${name}"), span)
+                .map(|_| ()),
+            MacroVariable::NamedString(name) => self
+                .named_macro(name, &format!("$${name}"), span)
+                .map(|_| ()),
+        }
+    }
+
+    /// Whether the last macro argument (`$N` for the last operand) is referenced by the
+    /// program analysed so far, or no argument was given. DTrace checks only the last
+    /// operand, once the program is parsed and before any clause is checked: an
+    /// operand referenced implies the program knows of the ones before it.
+    pub(super) fn check_last_argument_referenced(&self) -> SemaResult<()> {
+        let last = self.arguments_referenced.len().saturating_sub(1);
+        if self.settings.argument_references || last == 0 || self.arguments_referenced[last] {
+            return Ok(());
+        }
+        Err(Diagnostic::without_span(
+            ErrorTag::D_MACRO_UNUSED,
+            format!(
+                "extraneous argument '{}' (${last} is not referenced)",
+                self.options.macro_arguments[last]
+            ),
+        ))
+    }
+
     fn string_constant(&self, mut bytes: Vec<u8>, span: &Span) -> TypedExpr {
         if let Some(end) = bytes.iter().position(|&b| b == 0) {
             bytes.truncate(end);
@@ -124,11 +168,15 @@ impl Analyzer<'_> {
         if !text.contains('$') {
             return Ok(text.to_string());
         }
+        // dtrace_xstr2desc() fails with EDT_BADSPCV, which the parser reports as an
+        // invalid description.
         let undefined = || {
             error(
-                ErrorTag::D_MACRO_UNDEF,
+                ErrorTag::D_PDESC_INVAL,
                 span,
-                "Undefined macro variable in probe description",
+                format!(
+                    "invalid probe description \"{text}\": Undefined macro variable in probe description"
+                ),
             )
         };
         let bytes = text.as_bytes();

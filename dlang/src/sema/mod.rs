@@ -307,6 +307,9 @@ impl<'a> Analyzer<'a> {
     ) -> Result<(), AnalysisError> {
         self.program = index;
         self.source_map = Some(parsed.source_map.clone());
+        // Each program is a compilation of its own in DTrace, which checks that it
+        // references the last macro argument.
+        self.arguments_referenced.fill(false);
         while self.matched_probes.len() <= index {
             self.matched_probes.push(0);
         }
@@ -317,29 +320,11 @@ impl<'a> Analyzer<'a> {
             })
     }
 
-    /// Finishes the compilation: checks that every macro argument was referenced and
-    /// returns the analysis. `last_program` is the index errors are reported against.
-    pub fn finish(mut self, last_program: usize) -> Result<Analysis, AnalysisError> {
-        if !self.settings.argument_references {
-            if let Some(unused) =
-                (1..self.arguments_referenced.len()).find(|&i| !self.arguments_referenced[i])
-            {
-                let diagnostic = Diagnostic::without_span(
-                    ErrorTag::D_MACRO_UNUSED,
-                    format!(
-                        "extraneous argument '{}' (${} is not referenced)",
-                        self.options.macro_arguments[unused], unused
-                    ),
-                );
-                return Err(AnalysisError {
-                    program: last_program,
-                    diagnostic,
-                });
-            }
-        }
+    /// Finishes the compilation and returns the analysis.
+    pub fn finish(mut self) -> Analysis {
         self.unify_joined_key_layouts();
         self.mark_memory_variables();
-        Ok(Analysis {
+        Analysis {
             string_size: self.types.string_size(),
             settings: self.settings.clone(),
             types: self.types,
@@ -350,7 +335,7 @@ impl<'a> Analyzer<'a> {
             matched_probes: self.matched_probes,
             kernel_type_read: self.kernel_type_read,
             provider_attributes: self.provider_attributes,
-        })
+        }
     }
 
     fn analyze_program(&mut self, source: &ProgramSource, program: &Program) -> SemaResult<()> {
@@ -400,6 +385,7 @@ impl<'a> Analyzer<'a> {
                 Item::Option(_) => {}
             }
         }
+        self.check_last_argument_referenced()?;
         for item in &program.items {
             if let Item::Clause(clause) = item {
                 self.analyze_clause(source, clause)?;
