@@ -600,7 +600,10 @@ impl<'o> Session<'o> {
                     .map_err(|e| e.to_string())?
             }
         };
-        if printed || !views.is_empty() {
+        // dtrace(1) flags an aggregation as printed as it prints one of its entries
+        // (dt_fprinta(), dt_print_aggs()): a printa() that found no entry leaves it to
+        // be printed at exit if it has entries by then.
+        if printed {
             self.printed_aggregations.extend(ids.iter().copied());
         }
         Ok(())

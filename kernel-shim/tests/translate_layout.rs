@@ -248,9 +248,33 @@ fn programs_with_loop_callbacks_carry_their_functions() {
         .map(|function| function.name)
         .collect();
     assert_eq!(names[0], "dtrace_probe");
-    assert!(names[1..]
+    // The loop's callback, the global function that calls bpf_loop with it, the
+    // address decoder the string reads call, and the subprograms of map lookups.
+    for (function, name) in translated.functions.iter().zip(&names).skip(1) {
+        let prefix = match function.kind {
+            FunctionKind::LoopCallback => "dtrace_loop_",
+            FunctionKind::LoopCaller => "dtrace_loop_caller_",
+            FunctionKind::AddressDecoder => "dtrace_decode_address",
+            _ => "dtrace_function_",
+        };
+        assert!(name.starts_with(prefix), "{name}");
+    }
+    let kinds = |kind| {
+        translated
+            .functions
+            .iter()
+            .filter(|function| function.kind == kind)
+            .count()
+    };
+    assert_eq!(kinds(FunctionKind::LoopCallback), 1, "{names:?}");
+    assert_eq!(kinds(FunctionKind::LoopCaller), 1, "{names:?}");
+    assert_eq!(kinds(FunctionKind::AddressDecoder), 1, "{names:?}");
+    let types = translated.function_types();
+    let caller = types
         .iter()
-        .all(|name| name.starts_with("dtrace_loop_")));
+        .find(|function| function.name.starts_with("dtrace_loop_caller_"))
+        .unwrap();
+    assert!(caller.global);
     // Callers loading instructions themselves are told why they cannot have these.
     let error = translate_instructions(search).unwrap_err();
     assert!(error.to_string().contains("BTF"), "{error}");

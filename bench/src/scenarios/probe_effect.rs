@@ -4,7 +4,14 @@
 //!
 //! Each repetition measures the untraced baseline, then each variant under each tracer
 //! (alternating which goes first); the row shows the median traced cost minus the median
-//! baseline.
+//! baseline. A floor row measures, the same way, a program that returns at once on the
+//! raw `sys_enter` tracepoint our syscall probes attach to: what any program on that path
+//! costs, against which the notes state the variants' costs as multiples.
+
+use kernel_shim::ebpf::{Insn, Reg};
+use kernel_shim::sys::{
+    bpf_prog_load, bpf_raw_tracepoint_open, LinkFd, ProgramLoadRequest, ProgramType,
+};
 
 use std::time::Duration;
 
@@ -14,7 +21,7 @@ use crate::harness::{
 };
 use crate::load_generator::LoadRequest;
 use crate::statistics::{median, Unit};
-use crate::table::{Better, Row};
+use crate::table::{Better, Measurement, Row};
 use crate::tools::{
     bpftrace_marker_clause, dtrace_marker_clause, BpftraceScript, DtraceScript, ScriptPair, Tool,
     ToolKind,
@@ -77,12 +84,28 @@ fn scripts(variant: &Variant) -> ScriptPair {
     }
 }
 
+const FLOOR_LABEL: &str =
+    "probe effect floor: a program that returns at once on raw `sys_enter` (our attach path), ns added per call";
+
+/// Attaches a program that returns at once to the raw `sys_enter` tracepoint, where the
+/// syscall provider's dispatcher goes; dropping the link detaches it.
+fn attach_floor_program() -> Result<LinkFd, String> {
+    let instructions = [Insn::mov64_imm(Reg::R0, 0), Insn::exit()];
+    let mut request = ProgramLoadRequest::new(ProgramType::RawTracepoint, &instructions);
+    request.name = "bench_floor";
+    let program = bpf_prog_load(&request).map_err(|error| error.to_string())?;
+    bpf_raw_tracepoint_open("sys_enter", &program).map_err(|error| error.to_string())
+}
+
 pub fn run(harness: &mut Harness) {
-    let specs: Vec<Row> = VARIANTS
+    let mut specs: Vec<Row> = VARIANTS
         .iter()
         .map(|variant| Row::new(variant.label, Unit::Nanoseconds, Better::Lower))
         .collect();
+    specs.push(Row::new(FLOOR_LABEL, Unit::Nanoseconds, Better::Lower));
+    let floor_index = VARIANTS.len();
     let mut rows = harness.rows(&specs, true);
+    rows[floor_index].bpftrace = Measurement::skipped("our attach path only");
     // Traced costs per call, per variant; the baseline is subtracted at the end.
     let mut traced = rows.clone();
     let mut baseline: Vec<f64> = Vec::new();
@@ -115,6 +138,22 @@ pub fn run(harness: &mut Harness) {
                     .notes
                     .push(format!("The untraced load failed once: {reason}"));
             }
+        }
+        if rows[floor_index].ours.skipped.is_none() {
+            let outcome = attach_floor_program().and_then(|link| {
+                let result = run_load_once(&harness.load_program, &request, LOAD_TIMEOUT);
+                drop(link);
+                result.map(|result| result.ns_per_call)
+            });
+            harness.progress(&format!(
+                "probe effect {}/{repetitions} floor: {}",
+                repetition + 1,
+                match &outcome {
+                    Ok(ns) => format!("{ns:.1} ns per call"),
+                    Err(reason) => reason.clone(),
+                }
+            ));
+            cell(&mut traced[floor_index], ToolKind::Dtrace).record(outcome);
         }
         for (index, variant) in VARIANTS.iter().enumerate() {
             for kind in harness.tools_in_turn(repetition) {
@@ -202,6 +241,19 @@ pub fn run(harness: &mut Harness) {
                 .map(|cost| cost - baseline_median)
                 .collect();
             measurement.failures = traced_measurement.failures;
+        }
+    }
+    if let Some(floor) = rows[floor_index].ours.median().filter(|&floor| floor > 0.0) {
+        let multiples: Vec<String> = rows[..floor_index]
+            .iter()
+            .zip(["count", "false predicate", "printf"])
+            .filter_map(|(row, name)| Some(format!("{name} {:.2}×", row.ours.median()? / floor)))
+            .collect();
+        if !multiples.is_empty() {
+            harness.report.notes.push(format!(
+                "Our probe-effect rows as multiples of the floor ({floor:.1} ns): {}.",
+                multiples.join(", ")
+            ));
         }
     }
     mark_unmeasured(&mut rows);

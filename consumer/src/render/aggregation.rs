@@ -264,10 +264,11 @@ impl AggregationPrinter<'_> {
                     push_key_text(out, bytes);
                 }
             }
-            RecordValue::String(bytes) if self.layout.raw_bytes => {
-                render_raw_string(out, bytes, size as usize)
-            }
-            RecordValue::String(bytes) | RecordValue::Bytes(bytes) => {
+            // Under rawbytes, or holding characters DTrace would not print, a string
+            // key is dumped whole: its strsize bytes, NULs after the string included,
+            // as dt_print_bytes() dumps the key's record.
+            RecordValue::String(bytes) => render_raw_string(out, bytes, size as usize),
+            RecordValue::Bytes(bytes) => {
                 render_bytes(out, bytes, KEY_STRING_WIDTH, false, self.layout.raw_bytes);
             }
             RecordValue::Integer { bits, .. } | RecordValue::Pointer(bits) => match size {

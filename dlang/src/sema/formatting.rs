@@ -2,7 +2,7 @@
 //! must be a string constant, and each conversion must find an argument (or key) of a
 //! type it accepts.
 
-use difvm::object::FREOPEN_RESTORE_TOKEN;
+use difvm::object::{AggregationFunction, FREOPEN_RESTORE_TOKEN};
 
 use super::ir::{FormattedKind, RecordedValue, TypedAction};
 use super::{error, Analyzer, SemaResult};
@@ -64,7 +64,7 @@ impl Analyzer<'_> {
                 span: value.span.clone(),
             })
             .collect();
-        self.check_conversions(name, &format, &checked, false, span)?;
+        self.check_conversions(name, &format, &checked, None, span)?;
         let mut recorded = Vec::new();
         for value in values {
             let Some(shape) = self.record_shape(&value) else {
@@ -144,7 +144,8 @@ impl Analyzer<'_> {
                             span: span.clone(),
                         })
                         .collect();
-                    self.check_conversions("printa", parsed, &keys, true, span)?;
+                    let value = AggregationValue::of(&first.function);
+                    self.check_conversions("printa", parsed, &keys, Some(value), span)?;
                 }
                 continue;
             }
@@ -270,17 +271,19 @@ impl Analyzer<'_> {
     }
 
     /// Walks the conversions of `format`, matching each with the next arguments.
+    /// `aggregation` is the value `printa()`'s `%@` conversions consume (None for the
+    /// other actions, where `%@` is refused).
     fn check_conversions(
         &mut self,
         name: &str,
         format: &FormatString,
         arguments: &[CheckedArgument],
-        aggregation: bool,
+        aggregation: Option<AggregationValue>,
         span: &Span,
     ) -> SemaResult<()> {
         let mut next = 0;
         for conversion in format.conversions() {
-            if conversion.flags.aggregation && !aggregation {
+            if conversion.flags.aggregation && aggregation.is_none() {
                 return Err(error(
                     ErrorTag::D_PRINTF_AGG_CONV,
                     span,
@@ -307,12 +310,19 @@ impl Analyzer<'_> {
                 };
                 next += 1;
                 if role != ArgumentRole::Value {
+                    // dt_printf_validate() names the dynamic part the argument was
+                    // for: "*" for a width, ".*" for a precision.
+                    let dynamic = if role == ArgumentRole::DynamicPrecision {
+                        ".*"
+                    } else {
+                        "*"
+                    };
                     if !self.types.is_integer(argument.ty) {
                         return Err(error(
                             ErrorTag::D_PRINTF_DYN_TYPE,
                             &argument.span,
                             format!(
-                                "{name}( ) argument #{} is incompatible with conversion #{} prototype:\n\tconversion: % *{}\n\t prototype: int\n\t  argument: {}",
+                                "{name}( ) argument #{} is incompatible with conversion #{} prototype:\n\tconversion: % {dynamic}{}\n\t prototype: int\n\t  argument: {}",
                                 argument.position,
                                 conversion.number,
                                 conversion.name,
@@ -347,8 +357,30 @@ impl Analyzer<'_> {
                     ));
                 }
             }
+            if let (true, Some(value)) = (conversion.flags.aggregation, aggregation) {
+                // dt_printf_validate() checks a %@ conversion against a stand-in for
+                // the aggregation's value: uint64_t for count(), int64_t for every
+                // other function (histograms included), named "aggregating action".
+                let described = value.described();
+                if !conversion
+                    .rule()
+                    .accepts(&described, self.options.user_process_attached)
+                {
+                    return Err(error(
+                        ErrorTag::D_PRINTF_ARG_TYPE,
+                        span,
+                        format!(
+                            "{name}( ) aggregating action is incompatible with conversion #{} prototype:\n\tconversion: %{}\n\t prototype: {}\n\t  argument: {}",
+                            conversion.number,
+                            conversion.name,
+                            conversion.rule().prototype(),
+                            value.type_name()
+                        ),
+                    ));
+                }
+            }
         }
-        if !aggregation && next < arguments.len() {
+        if aggregation.is_none() && next < arguments.len() {
             return Err(error(
                 ErrorTag::D_PRINTF_ARG_EXTRA,
                 &arguments[next].span,
@@ -394,5 +426,48 @@ impl Analyzer<'_> {
             _ => ArgumentClass::Other,
         };
         (class, resolved, typedefs)
+    }
+}
+
+/// The value a `printa()` format's `%@` conversions print, as DTrace types it for
+/// checking: unsigned for `count()`, signed for every other aggregating function.
+#[derive(Debug, Clone, Copy)]
+struct AggregationValue {
+    signed: bool,
+}
+
+impl AggregationValue {
+    fn of(function: &AggregationFunction) -> AggregationValue {
+        AggregationValue {
+            signed: !matches!(function, AggregationFunction::Count),
+        }
+    }
+
+    /// The typedef DTrace's messages name.
+    fn type_name(self) -> &'static str {
+        if self.signed {
+            "int64_t"
+        } else {
+            "uint64_t"
+        }
+    }
+
+    /// The typedef as the conversion table sees it: a 64-bit integer (`long` or
+    /// `unsigned long` on LP64) reached through `int64_t` or `uint64_t`.
+    fn described(&self) -> FormatArgument<'static> {
+        let (resolved_name, typedef_names): (&'static str, &'static [&'static str]) = if self.signed
+        {
+            ("long", &["int64_t"])
+        } else {
+            ("unsigned long", &["uint64_t"])
+        };
+        FormatArgument {
+            class: ArgumentClass::Integer {
+                size: 8,
+                signed: self.signed,
+            },
+            resolved_name,
+            typedef_names,
+        }
     }
 }

@@ -39,6 +39,9 @@ pub const INT_BOOL: u32 = 4;
 /// `BTF_FUNC_STATIC`: the linkage (in `vlen`) of a FUNC the verifier checks through its
 /// callers rather than through its prototype.
 pub const FUNC_STATIC: u32 = 0;
+/// `BTF_FUNC_GLOBAL`: the linkage of a FUNC the verifier checks once, from its
+/// prototype, whatever calls it.
+pub const FUNC_GLOBAL: u32 = 1;
 
 /// The `info` word of a type.
 pub fn info(kind: u32, kind_flag: bool, vlen: u32) -> u32 {

@@ -1,7 +1,9 @@
 //! Writing the BTF of a program's functions: one `long` integer type, one `void *`
 //! pointer type, and for each function a FUNC_PROTO returning `long` with its parameters
-//! and a static FUNC naming it. Loaded with `BPF_BTF_LOAD`, it is what the `func_info`
-//! records of a program load point into.
+//! and a static or global FUNC naming it (a pointer to a memory area of known size, which
+//! a global function's parameter must be, is a pointer to a byte array of that size).
+//! Loaded with `BPF_BTF_LOAD`, it is what the `func_info` records of a program load point
+//! into.
 
 use super::builder::BtfBuilder;
 use super::format::*;
@@ -16,6 +18,8 @@ pub enum ParameterType {
     Long,
     /// `void *`.
     Pointer,
+    /// A pointer to this many bytes (`unsigned char (*)[N]`).
+    Memory(u32),
 }
 
 /// A function returning `long`.
@@ -25,6 +29,10 @@ pub struct FunctionType {
     pub name: String,
     /// Parameter names (C identifiers) and types.
     pub parameters: Vec<(String, ParameterType)>,
+    /// Whether the function is global: the kernel's verifier then checks it once, with
+    /// its parameters as their types say, rather than once per call with the caller's
+    /// values.
+    pub global: bool,
 }
 
 /// A BTF blob and the FUNC type id of each function, in the order given.
@@ -48,11 +56,18 @@ pub fn function_btf(functions: &[FunctionType]) -> FunctionBtf {
     for function in functions {
         let mut parameters = Vec::with_capacity(2 * function.parameters.len());
         for (name, parameter_type) in &function.parameters {
-            parameters.push(builder.string(name));
-            parameters.push(match parameter_type {
+            let type_id = match parameter_type {
                 ParameterType::Long => LONG_TYPE_ID,
                 ParameterType::Pointer => POINTER_TYPE_ID,
-            });
+                ParameterType::Memory(bytes) => {
+                    let byte = builder.add_type("unsigned char", KIND_INT, false, 0, 1, &[8]);
+                    let array =
+                        builder.add_type("", KIND_ARRAY, false, 0, 0, &[byte, byte, *bytes]);
+                    builder.add_type("", KIND_PTR, false, 0, array, &[])
+                }
+            };
+            parameters.push(builder.string(name));
+            parameters.push(type_id);
         }
         let prototype_id = builder.add_type(
             "",
@@ -66,7 +81,11 @@ pub fn function_btf(functions: &[FunctionType]) -> FunctionBtf {
             &function.name,
             KIND_FUNC,
             false,
-            FUNC_STATIC,
+            if function.global {
+                FUNC_GLOBAL
+            } else {
+                FUNC_STATIC
+            },
             prototype_id,
             &[],
         ));
@@ -99,6 +118,7 @@ mod tests {
             FunctionType {
                 name: "dtrace_probe".into(),
                 parameters: vec![("context".into(), ParameterType::Pointer)],
+                global: false,
             },
             FunctionType {
                 name: "dtrace_loop_0".into(),
@@ -106,6 +126,7 @@ mod tests {
                     ("index".into(), ParameterType::Long),
                     ("context".into(), ParameterType::Pointer),
                 ],
+                global: false,
             },
         ];
         let written = function_btf(&functions);

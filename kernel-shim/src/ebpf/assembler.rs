@@ -217,6 +217,12 @@ impl Assembler {
     /// inverse is needed, so `JSET` relaxes too). Relaxing a jump lengthens the code it
     /// spans, so the long jumps are found again until none is added.
     pub fn finish(self) -> Result<Vec<Insn>, AssembleError> {
+        self.finish_moving(&mut [])
+    }
+
+    /// [`Self::finish`], turning the slots in `slots` (positions taken while emitting)
+    /// into where their instructions end up once long jumps are relaxed.
+    pub fn finish_moving(self, slots: &mut [usize]) -> Result<Vec<Insn>, AssembleError> {
         if let Some(error) = self.first_error {
             return Err(error);
         }
@@ -252,6 +258,9 @@ impl Assembler {
                 break positions;
             }
         };
+        for slot in slots.iter_mut() {
+            *slot = positions[(*slot).min(self.instructions.len())];
+        }
         let mut fixup_at = vec![None; self.instructions.len()];
         for (index, fixup) in self.fixups.iter().enumerate() {
             fixup_at[fixup.slot] = Some(index);

@@ -424,8 +424,12 @@ fn assembler_relaxes_jumps_too_long_for_an_offset() {
         assembler.emit(Insn::mov64_imm(Reg::R0, 0));
     }
     assembler.bind(far);
+    let exit_slot = assembler.position();
     assembler.emit(Insn::exit());
-    let instructions = assembler.finish().expect("relaxed");
+    // The slots the caller keeps move with the relaxation.
+    let mut slots = [exit_slot, 3];
+    let instructions = assembler.finish_moving(&mut slots).expect("relaxed");
+    assert_eq!(slots, [40_005, 5]);
     assert_eq!(instructions.len(), 40_006);
     assert_eq!(instructions[0], Insn::jmp_imm(JmpOp::Set, Reg::R1, 8, 4));
     assert_eq!(instructions[1], Insn::gotol(40_003));

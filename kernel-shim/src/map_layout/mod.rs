@@ -250,6 +250,9 @@ pub struct StateLayout {
     /// u64 bytes of records this CPU has written to its principal buffer, when the
     /// programs count them ([`LayoutOptions::principal_buffer_limit`]).
     pub principal_written: u32,
+    /// u64 the address decoder (`translate::memory`) leaves the bytes a decoded address's
+    /// area has from it on in (and launders its pointers into numbers through).
+    pub decoded_span: u32,
     /// Tuple stack: `DIF_TUPLE_STACK_DEPTH` entries of (value, size, kind) u64s.
     pub tuples: u32,
     /// u64 `arg0`–`arg9` of the current firing.
@@ -884,6 +887,7 @@ impl StateLayout {
         let random = word();
         let tuple_count = word();
         let principal_written = word();
+        let decoded_span = word();
         let area = |offset: &mut u32, size: u32| {
             let at = *offset;
             *offset += round_up(size as u64, 8) as u32;
@@ -958,6 +962,7 @@ impl StateLayout {
             random,
             tuple_count,
             principal_written,
+            decoded_span,
             tuples,
             arguments,
             error_arguments,

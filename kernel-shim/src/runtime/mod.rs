@@ -8,6 +8,7 @@ pub mod attach;
 pub mod buffer_size;
 pub mod error;
 pub mod markers;
+pub mod parallel_load;
 pub mod perf_buffer;
 pub mod perf_ring;
 pub mod probe_plan;

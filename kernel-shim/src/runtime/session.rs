@@ -48,6 +48,7 @@ use super::buffer_size::{
 };
 use super::error::RuntimeError;
 use super::markers::Marker;
+use super::parallel_load::{load_programs, ProgramToLoad};
 use super::perf_buffer::{page_size, BufferEvent, PerfBufferSet};
 use super::probe_plan::{ProbeInstrumentation, ProbePlan};
 use super::records::append_records;
@@ -105,6 +106,10 @@ struct SessionMaps {
     /// Every other map; kept open for as long as the programs may run.
     _others: Vec<MapFd>,
 }
+
+/// Probes translated before their programs are loaded together: enough to keep every
+/// loader thread busy, few enough that the translations held at once stay small.
+const LOAD_BATCH: usize = 256;
 
 /// A running (or ready) kernel tracing session.
 pub struct RuntimeSession {
@@ -236,58 +241,72 @@ impl RuntimeSession {
         };
         let mut probes = Vec::new();
         let mut verifier_logs = Vec::new();
-        for probe_id in probe_ids {
-            let plan = plans_by_id.get(&probe_id).ok_or_else(|| {
-                RuntimeError::invalid(
-                    format!("enabling probe {probe_id}"),
-                    "no instrumentation was given for it",
+        let log_level = if options.keep_verifier_logs {
+            BPF_LOG_LEVEL1
+        } else {
+            0
+        };
+        // Translated a batch at a time and each batch loaded on several threads (see
+        // `parallel_load`); batches bound the translations held at once.
+        for batch in probe_ids.chunks(LOAD_BATCH) {
+            let mut batch_plans = Vec::with_capacity(batch.len());
+            let mut to_load = Vec::with_capacity(batch.len());
+            for &probe_id in batch {
+                let plan = *plans_by_id.get(&probe_id).ok_or_else(|| {
+                    RuntimeError::invalid(
+                        format!("enabling probe {probe_id}"),
+                        "no instrumentation was given for it",
+                    )
+                })?;
+                let context = plan.instrumentation.context();
+                let frames =
+                    artificial_frames(&plan.instrumentation, &context, machinery_text.as_ref());
+                let translated = translate_probe_with_artificial_frames(
+                    &layout, &fds, probe_id, enabled, program, &context, &frames,
                 )
-            })?;
-            let context = plan.instrumentation.context();
-            let frames =
-                artificial_frames(&plan.instrumentation, &context, machinery_text.as_ref());
-            let translated = translate_probe_with_artificial_frames(
-                &layout, &fds, probe_id, enabled, program, &context, &frames,
-            )
-            .map_err(|error| RuntimeError::Translate {
-                probe: plan.name.clone(),
-                reason: error.to_string(),
-            })?;
-            let name = format!("dtrace_{probe_id}");
-            let log_level = if options.keep_verifier_logs {
-                BPF_LOG_LEVEL1
-            } else {
-                0
-            };
-            // Uprobes are attached through one multi-link per probe where the kernel
-            // has them: closing perf-event uprobes is serialized in the kernel and takes
-            // a tenth of a second each, too slow for a probe on every instruction.
-            let uprobe_group = match &plan.instrumentation {
-                ProbeInstrumentation::Targets { targets, .. } => {
-                    UprobeGroup::of(targets).filter(|_| uprobe_multi_links_work())
-                }
-                _ => None,
-            };
-            let attach_type = uprobe_group.as_ref().map(|_| AttachType::TraceUprobeMulti);
-            let loaded = translated
-                .load_for_attach_type(context.program_type(), attach_type, &name, log_level)
-                .map_err(|error| RuntimeError::rejected(plan.name.clone(), error))?;
-            if options.keep_verifier_logs {
-                verifier_logs.push((plan.name.clone(), loaded.verifier_log().to_string()));
+                .map_err(|error| RuntimeError::Translate {
+                    probe: plan.name.clone(),
+                    reason: error.to_string(),
+                })?;
+                // Uprobes are attached through one multi-link per probe where the kernel
+                // has them: closing perf-event uprobes is serialized in the kernel and
+                // takes a tenth of a second each, too slow for a probe on every
+                // instruction.
+                let uprobe_group = match &plan.instrumentation {
+                    ProbeInstrumentation::Targets { targets, .. } => {
+                        UprobeGroup::of(targets).filter(|_| uprobe_multi_links_work())
+                    }
+                    _ => None,
+                };
+                to_load.push(ProgramToLoad {
+                    translated,
+                    program_type: context.program_type(),
+                    attach_type: uprobe_group.as_ref().map(|_| AttachType::TraceUprobeMulti),
+                    name: format!("dtrace_{probe_id}"),
+                });
+                batch_plans.push((plan, uprobe_group));
             }
-            probes.push(LoadedProbe {
-                plan: ProbePlan {
-                    exit_recorders: if records_exits(plan) {
-                        plan.exit_recorders.clone()
-                    } else {
-                        Vec::new()
+            let loaded_batch = load_programs(&to_load, log_level);
+            for ((plan, uprobe_group), loaded) in batch_plans.into_iter().zip(loaded_batch) {
+                let loaded =
+                    loaded.map_err(|error| RuntimeError::rejected(plan.name.clone(), error))?;
+                if options.keep_verifier_logs {
+                    verifier_logs.push((plan.name.clone(), loaded.verifier_log().to_string()));
+                }
+                probes.push(LoadedProbe {
+                    plan: ProbePlan {
+                        exit_recorders: if records_exits(plan) {
+                            plan.exit_recorders.clone()
+                        } else {
+                            Vec::new()
+                        },
+                        ..plan.clone()
                     },
-                    ..(*plan).clone()
-                },
-                program: loaded,
-                attachment: None,
-                uprobe_group,
-            });
+                    program: loaded,
+                    attachment: None,
+                    uprobe_group,
+                });
+            }
         }
         let vtimestamp_tracker = if layout.tracks_vtimestamps {
             let instructions =

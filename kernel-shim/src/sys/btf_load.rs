@@ -86,6 +86,7 @@ mod tests {
         let written = function_btf(&[FunctionType {
             name: "dtrace_probe".into(),
             parameters: Vec::new(),
+            global: false,
         }]);
         let loaded = bpf_btf_load(&written.blob).expect("the kernel accepts the BTF");
         assert!(loaded.raw_fd() >= 0);

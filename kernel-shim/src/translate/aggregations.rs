@@ -218,9 +218,8 @@ fn add_to_part(code: &mut ProgramCode, done: crate::ebpf::Label) {
 fn restart_stale_words(code: &mut ProgramCode, generations: i32, key: u32, rule: &AggregationRule) {
     let current = code.label();
     let same = code.label();
-    code.emit_all(&Insn::ld_map_fd(Reg::R1, generations));
     code.state_pointer(Reg::R2, key);
-    code.call(Helper::MapLookupElem);
+    code.map_lookup(generations);
     code.emit(Insn::mov64_imm(Reg::R3, 1));
     code.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, current);
     code.emit(Insn::ldx_mem(MemSize::DW, Reg::R3, Reg::R0, 0));
@@ -259,9 +258,8 @@ fn restart_stale_words(code: &mut ProgramCode, generations: i32, key: u32, rule:
 }
 
 fn lookup_aggregation(code: &mut ProgramCode, fd: i32, key: u32) {
-    code.emit_all(&Insn::ld_map_fd(Reg::R1, fd));
     code.state_pointer(Reg::R2, key);
-    code.call(Helper::MapLookupElem);
+    code.map_lookup(fd);
 }
 
 /// `[base + offset] += src` (1 when `src` is None).

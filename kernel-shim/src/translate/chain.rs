@@ -26,6 +26,7 @@ use super::context::{arguments_read, ContextKind};
 use super::error::TranslateError;
 use super::fold::fold_known_branches;
 use super::loops::LoopBody;
+use super::memory::emit_address_decoder;
 use super::nesting::{emit_work_area_claim, NestingFootprint};
 use super::program::TranslatedProgram;
 use super::prune::prune_unreachable;
@@ -163,9 +164,15 @@ pub fn translate(
         emit_action_subprogram(&mut code, &probe_context, subprogram)?;
     }
     emit_callbacks(&mut code, layout);
-    Ok(TranslatedProgram::new(prune_unreachable(
-        fold_known_branches(code.finish()?),
-    )))
+    code.emit_lookup_functions();
+    emit_address_decoder(&mut code, layout);
+    let (instructions, mut global_starts) = code.finish()?;
+    let instructions = prune_unreachable(fold_known_branches(instructions), &mut global_starts);
+    Ok(TranslatedProgram::new(
+        instructions,
+        layout.state.size,
+        &global_starts,
+    ))
 }
 
 /// The most actions a long clause's subprograms hold (see `statement::emit_statement`):
@@ -188,8 +195,10 @@ fn actions_per_subprogram(program: &CompiledProgram, statements: &[usize]) -> us
 /// Emits every callback `run_loop` asked for (callbacks may ask for more).
 fn emit_callbacks(code: &mut ProgramCode, layout: &ProgramLayout) {
     let mut index = 0;
-    while let Some((label, body)) = code.callback(index) {
-        code.bind(label);
+    while let Some(functions) = code.callback(index) {
+        code.emit_loop_caller(functions);
+        code.bind(functions.callback);
+        let body = functions.body;
         code.emit(Insn::ldx_mem(MemSize::DW, STATE, Reg::R2, 0));
         match body {
             LoopBody::MatchSubstring { reverse } => {

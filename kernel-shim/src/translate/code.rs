@@ -57,7 +57,23 @@ pub struct ProgramCode {
     fault_words: FaultWords,
     zero_guard: u32,
     /// The `bpf_loop` callbacks the code refers to, emitted after the chains.
-    callbacks: Vec<(Label, LoopBody)>,
+    callbacks: Vec<LoopFunctions>,
+    /// The map-lookup subprograms the code calls (by map), emitted after the callbacks.
+    lookups: Vec<(Label, i32)>,
+    /// The address decoder (see `memory`), once the code calls it.
+    decoder: Option<Label>,
+    /// Where the global functions other than loop callers start (see `program`).
+    global_starts: Vec<usize>,
+}
+
+/// The two functions of one kind of loop (see [`ProgramCode::run_loop`]).
+#[derive(Debug, Clone, Copy)]
+pub struct LoopFunctions {
+    /// The subprogram that calls `bpf_loop`.
+    pub caller: Label,
+    /// The callback: one iteration.
+    pub callback: Label,
+    pub body: LoopBody,
 }
 
 impl ProgramCode {
@@ -73,6 +89,9 @@ impl ProgramCode {
             },
             zero_guard: layout.state.zero_guard,
             callbacks: Vec::new(),
+            lookups: Vec::new(),
+            decoder: None,
+            global_starts: Vec::new(),
         }
     }
 
@@ -81,9 +100,12 @@ impl ProgramCode {
         &self.maps
     }
 
-    /// The assembled instructions.
-    pub fn finish(self) -> Result<Vec<Insn>, AssembleError> {
-        self.asm.finish()
+    /// The assembled instructions, and where the global functions bound with
+    /// [`Self::bind_global`] start in them.
+    pub fn finish(self) -> Result<(Vec<Insn>, Vec<usize>), AssembleError> {
+        let mut global_starts = self.global_starts;
+        let instructions = self.asm.finish_moving(&mut global_starts)?;
+        Ok((instructions, global_starts))
     }
 
     pub fn emit(&mut self, instruction: Insn) {
@@ -259,14 +281,64 @@ impl ProgramCode {
         self.bind(fine);
     }
 
+    /// r0 = `bpf_map_lookup_elem(map, r2)`: the value of the key r2 points to in the map
+    /// whose descriptor is `map`, or NULL. Clobbers r1–r5. The lookup is made in a
+    /// subprogram, one per map and program: the kernel's verifier inlines every lookup in
+    /// a map that lets it, each with a pass over the whole program, so a lookup per use
+    /// would cost it time in the square of the number of uses.
+    pub fn map_lookup(&mut self, map: i32) {
+        let label = match self.lookups.iter().find(|(_, fd)| *fd == map) {
+            Some((label, _)) => *label,
+            None => {
+                let label = self.label();
+                self.lookups.push((label, map));
+                label
+            }
+        };
+        self.asm.call_to(label);
+    }
+
+    /// The label of the address decoder, which the chain emits after the other functions
+    /// when the code has asked for it.
+    pub fn decoder(&mut self) -> Label {
+        match self.decoder {
+            Some(label) => label,
+            None => {
+                let label = self.label();
+                self.decoder = Some(label);
+                label
+            }
+        }
+    }
+
+    /// Whether the code calls the address decoder.
+    pub fn calls_decoder(&self) -> bool {
+        self.decoder.is_some()
+    }
+
+    /// Starts the global function at `label` here.
+    pub fn bind_global(&mut self, label: Label) {
+        self.global_starts.push(self.asm.position());
+        self.bind(label);
+    }
+
+    /// Emits the subprograms [`Self::map_lookup`] calls.
+    pub fn emit_lookup_functions(&mut self) {
+        for (label, map) in std::mem::take(&mut self.lookups) {
+            self.bind(label);
+            self.emit_all(&Insn::ld_map_fd(Reg::R1, map));
+            self.call(Helper::MapLookupElem);
+            self.emit(Insn::exit());
+        }
+    }
+
     /// Adds 1 to per-CPU counter `counter` (clobbers r0–r5).
     pub fn count(&mut self, counter: usize) {
         let skip = self.label();
         self.emit(Insn::st_mem(MemSize::W, Reg::FP, MAP_KEY, 0));
-        self.emit_all(&Insn::ld_map_fd(Reg::R1, self.maps.counters));
         self.emit(Insn::mov64_reg(Reg::R2, Reg::FP));
         self.emit(Insn::add64_imm(Reg::R2, MAP_KEY as i32));
-        self.call(Helper::MapLookupElem);
+        self.map_lookup(self.maps.counters);
         self.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, skip);
         self.emit(Insn::mov64_imm(Reg::R1, 1));
         self.emit(Insn::atomic(
@@ -347,32 +419,57 @@ impl ProgramCode {
     /// Calls `bpf_loop(r1, body, &work area pointer, 0)`: `body` runs r1 times unless it
     /// stops early. r1 must be the iteration count (at most 2^23; the kernel runs nothing
     /// for more). Clobbers r0–r5. Each body is emitted once per program, however often
-    /// it is used (see [`Self::callback`]).
+    /// it is used (see [`Self::callback`]), and so is the call to `bpf_loop` itself, in a
+    /// subprogram of its own: the kernel's verifier rewrites every `bpf_loop` call (it
+    /// inlines the loop), each rewrite with a pass over the whole program, so a call per
+    /// use would cost it time in the square of the number of uses.
     pub fn run_loop(&mut self, body: LoopBody) {
-        let label = match self
+        let caller = match self
             .callbacks
             .iter()
-            .find(|(_, existing)| *existing == body)
+            .find(|functions| functions.body == body)
         {
-            Some((label, _)) => *label,
+            Some(functions) => functions.caller,
             None => {
-                let label = self.label();
-                self.callbacks.push((label, body));
-                label
+                let functions = LoopFunctions {
+                    caller: self.label(),
+                    callback: self.label(),
+                    body,
+                };
+                self.callbacks.push(functions);
+                functions.caller
             }
         };
-        self.emit(Insn::stx_mem(MemSize::DW, Reg::FP, STATE, LOOP_CONTEXT));
-        self.asm.ld_function_address(Reg::R2, label);
+        self.emit(Insn::mov64_reg(Reg::R2, STATE));
+        self.asm.call_to(caller);
+    }
+
+    /// The `index`th loop [`Self::run_loop`] asked for; its functions are emitted by
+    /// [`Self::emit_loop_caller`] and the body's code, and callbacks may ask for more
+    /// while they are emitted.
+    pub fn callback(&self, index: usize) -> Option<LoopFunctions> {
+        self.callbacks.get(index).copied()
+    }
+
+    /// Emits the subprogram of `functions` that runs its loop: called with r1 = the
+    /// iteration count and r2 = the work area, it calls `bpf_loop` with the callback and,
+    /// as its context, a pointer to the work-area pointer kept in its own frame. It is
+    /// loaded as a global function (see `program`), whose pointer parameter the verifier
+    /// takes to be possibly NULL.
+    pub fn emit_loop_caller(&mut self, functions: LoopFunctions) {
+        let run = self.label();
+        self.bind(functions.caller);
+        self.asm.jmp_imm_to(JmpOp::Ne, Reg::R2, 0, run);
+        self.emit(Insn::mov64_imm(Reg::R0, 0));
+        self.emit(Insn::exit());
+        self.bind(run);
+        self.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R2, LOOP_CONTEXT));
+        self.asm.ld_function_address(Reg::R2, functions.callback);
         self.emit(Insn::mov64_reg(Reg::R3, Reg::FP));
         self.emit(Insn::add64_imm(Reg::R3, LOOP_CONTEXT as i32));
         self.emit(Insn::mov64_imm(Reg::R4, 0));
         self.call(Helper::Loop);
-    }
-
-    /// The `index`th callback [`Self::run_loop`] asked for, with the label its code must
-    /// start at; callbacks may ask for more while they are emitted.
-    pub fn callback(&self, index: usize) -> Option<(Label, LoopBody)> {
-        self.callbacks.get(index).copied()
+        self.emit(Insn::exit());
     }
 
     /// Leaves a callback: 0 goes on with the next iteration, 1 stops the loop.

@@ -388,19 +388,22 @@ fn compute(op: u8, a: u64, b: u64, wide: bool) -> Option<u64> {
     })
 }
 
-/// Whether the conditional jump is always or never taken, when its operands are known.
+/// Whether the conditional jump is always or never taken, when its operands are known,
+/// or when one is an unsigned extreme (a DIF test `x < 0u`, which no value passes).
 fn jump_decision(state: &State, instruction: Insn) -> Option<Decision> {
-    let Value::Constant(left) = state.registers[usize::from(instruction.dst).min(10)] else {
-        return None;
+    let known = |register: u8| match state.registers[usize::from(register).min(10)] {
+        Value::Constant(value) => Some(value),
+        _ => None,
     };
     let right = if source(instruction.code) == BPF_X {
-        match state.registers[usize::from(instruction.src).min(10)] {
-            Value::Constant(value) => value,
-            _ => return None,
-        }
+        known(instruction.src)
     } else {
-        instruction.imm as i64 as u64
+        Some(instruction.imm as i64 as u64)
     };
+    let Some(left) = known(instruction.dst) else {
+        return right.and_then(|right| unsigned_extreme_decision(instruction, right));
+    };
+    let right = right?;
     let (left, right, signed_left, signed_right) = if class(instruction.code) == BPF_JMP32 {
         let (l, r) = (left as u32, right as u32);
         (l as u64, r as u64, l as i32 as i64, r as i32 as i64)
@@ -426,6 +429,30 @@ fn jump_decision(state: &State, instruction: Insn) -> Option<Decision> {
     } else {
         Decision::Never
     })
+}
+
+/// The decision of an unsigned comparison of an unknown value with `right` when `right`
+/// is 0 or the largest value (in the comparison's width): `x < 0` and `x > max` are never
+/// true, `x >= 0` and `x <= max` always. The kernel's verifier knows this, and would find
+/// the code such a jump never reaches dead.
+fn unsigned_extreme_decision(instruction: Insn, right: u64) -> Option<Decision> {
+    let max = if class(instruction.code) == BPF_JMP32 {
+        u32::MAX as u64
+    } else {
+        u64::MAX
+    };
+    let right = if class(instruction.code) == BPF_JMP32 {
+        right as u32 as u64
+    } else {
+        right
+    };
+    match operation(instruction.code) {
+        BPF_JLT if right == 0 => Some(Decision::Never),
+        BPF_JGE if right == 0 => Some(Decision::Always),
+        BPF_JGT if right == max => Some(Decision::Never),
+        BPF_JLE if right == max => Some(Decision::Always),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -467,6 +494,23 @@ mod tests {
             Insn::exit(),
         ];
         assert_eq!(fold_known_branches(program.clone()), program);
+    }
+
+    #[test]
+    fn unsigned_comparisons_with_an_extreme_are_decided() {
+        let program = vec![
+            Insn::mov64_imm(Reg::R2, 0),
+            Insn::jmp_reg(JmpOp::Lt, Reg::R1, Reg::R2, 1),
+            Insn::jmp_imm(JmpOp::Ge, Reg::R1, 0, 0),
+            Insn::jmp_imm(JmpOp::Gt, Reg::R1, -1, 0),
+            Insn::jmp_imm(JmpOp::Gt, Reg::R1, 5, 0),
+            Insn::exit(),
+        ];
+        let folded = fold_known_branches(program.clone());
+        assert_eq!(folded[1], Insn::ja(0));
+        assert_eq!(folded[2], Insn::ja(program[2].off));
+        assert_eq!(folded[3], Insn::ja(0));
+        assert_eq!(folded[4], program[4]);
     }
 
     #[test]

@@ -591,8 +591,27 @@ fn push_tuple(
     code.load_dif(Reg::R0, r2);
     if instruction.r1() == DIF_TYPE_STRING {
         // The entry's size is the string's length plus the NUL, read with the pushed size
-        // (0 or more than strsize meaning strsize) as the bound.
+        // (0 or more than strsize meaning strsize) as the bound. The compiler pushes
+        // `%r0`, whose size is strsize: a run-time bound would then be one the kernel's
+        // verifier knows, and the clamp to it code that it finds dead and removes with a
+        // pass over the whole program, at every key.
         let strsize = cx.layout().options.strsize;
+        if r2 == 0 {
+            let buffer = cx.layout().state.string_buffers;
+            read_string(
+                code,
+                cx,
+                SAVED_1,
+                strsize,
+                None,
+                StringDestination::State(buffer),
+                Access::Kernel,
+                site,
+            );
+            code.alu_imm(AluOp::Add, Reg::R0, 1);
+            code.store_state(entry + 8, Reg::R0);
+            return;
+        }
         let bounded = code.label();
         let whole = code.label();
         code.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, whole);

@@ -9,8 +9,9 @@
 //! receives the iteration number in r1 and, in r2, a pointer to the caller's stack slot
 //! `LOOP_CONTEXT` (see `registers`) holding the work-area pointer; it returns 0 to go on and 1 to stop.
 //! Callbacks are identified by what they do ([`LoopBody`]), so each is emitted once per
-//! program however often it is used: the assembler (`code`) calls `bpf_loop` and keeps
-//! the callbacks asked for, and the chain emits their bodies after the chains. A program
+//! program however often it is used, together with the one subprogram that calls
+//! `bpf_loop` with it: the assembler (`code`) calls that subprogram and keeps the loops
+//! asked for, and the chain emits both functions after the chains. A program
 //! with callbacks must be loaded with the BTF of its functions (see [`super::program`]).
 
 /// What one iteration of a loop does.

@@ -1,4 +1,4 @@
-//! DIF memory in the kernel: tagged addresses turned into real pointers after a bounds
+//! DIF memory in the kernel: tagged addresses turned into real addresses after a bounds
 //! check, reads of fixed size and of strings through `bpf_probe_read_*`, the scratch
 //! allocator, and writable scratch pointers the kernel's verifier can bound.
 //!
@@ -7,6 +7,13 @@
 //! allocated, the others up to their value's size. Strings in an area end where the area
 //! (for scratch: the allocated part) ends, as in the interpreter. Every other address is
 //! handed to `bpf_probe_read_kernel` (or `_user`) as it is; address 0 always faults.
+//!
+//! Reads decode their address by calling one global function of the program, the
+//! address decoder ([`emit_address_decoder`]), which returns the real address as a
+//! number (the read helpers take any number as their source): the kernel's verifier
+//! checks it once, where decoding code inlined at every read made it follow a path per
+//! area at every read. Writes keep their inline checks, since they need pointers the
+//! verifier can bound.
 
 use difvm::object::FaultCode;
 
@@ -46,7 +53,8 @@ pub enum StringDestination {
 /// Sets `dst` to a real address from which `size` bytes can be read for the DIF
 /// address in `address` (which must be r8 or r9 and is kept), faulting with `invalid
 /// address` (reporting the DIF address) when a tagged address is out of its area or
-/// when `access` forbids the memory. Clobbers r1 and r2; `dst` is r3, r4 or r5.
+/// when `access` forbids the memory. The address is a number, fit only for the read
+/// helpers' source argument. Clobbers r0–r5; `dst` is r3, r4 or r5.
 pub fn resolve_address(
     code: &mut ProgramCode,
     cx: &StatementContext<'_>,
@@ -90,107 +98,120 @@ fn resolve(
     access: Access,
     site: FaultSite,
 ) {
-    let done = code.label();
     if access == Access::User {
         code.mov(dst, address);
-        code.bind(done);
         return;
     }
-    let areas = tagged_areas(cx.layout());
+    match extent {
+        Extent::Constant(size) => code.load_constant(Reg::R3, size as u64),
+        Extent::Slot(slot) => code.emit(Insn::ldx_mem(MemSize::DW, Reg::R3, Reg::FP, slot)),
+    }
+    decode_address(code, cx, address, access, site);
+    code.mov(dst, Reg::R0);
+}
+
+/// r0 = the real address of the DIF address in `address` (r8 or r9), whose area must
+/// have the extent in r3 from it on: a call of the address decoder (see
+/// [`emit_address_decoder`]), faulting with `invalid address` where it finds none.
+/// Clobbers r1–r5.
+fn decode_address(
+    code: &mut ProgramCode,
+    cx: &StatementContext<'_>,
+    address: Reg,
+    access: Access,
+    site: FaultSite,
+) {
+    let decoder = code.decoder();
+    code.mov(Reg::R1, address);
+    code.mov(Reg::R2, STATE);
+    code.emit(Insn::mov64_imm(
+        Reg::R4,
+        (access == Access::Restricted) as i32,
+    ));
+    code.asm.call_to(decoder);
+    code.fault_if_imm(
+        cx.fault_exit,
+        JmpOp::Eq,
+        Reg::R0,
+        0,
+        FaultCode::BadAddress,
+        FaultValue::Register(address),
+        site,
+    );
+}
+
+/// Emits the address decoder, a global function `(address, work area, extent,
+/// restricted)` returning the real address of the DIF address as a number, or 0 when it
+/// has none: a tagged address must lie in its area with the extent after it (scratch up
+/// to the bytes the clause has allocated), and leaves in the work area's `decoded_span`
+/// the bytes its area has from it on; another address is itself (none when
+/// `restricted`), with an unbounded span. The kernel's verifier checks it once, where
+/// code inlined at every memory access cost it a path per area at every access.
+pub fn emit_address_decoder(code: &mut ProgramCode, layout: &ProgramLayout) {
+    let Some(label) = code.calls_decoder().then(|| code.decoder()) else {
+        return;
+    };
+    let state = &layout.state;
+    let span = state.decoded_span as i16;
+    let (address, work_area, extent, restricted) = (Reg::R6, STATE, Reg::R8, Reg::R9);
+    let none = code.label();
+    code.bind_global(label);
+    // The work area is a parameter the verifier takes to be possibly NULL.
+    code.asm.jmp_imm_to(JmpOp::Eq, Reg::R2, 0, none);
+    code.emit(Insn::mov64_reg(address, Reg::R1));
+    code.emit(Insn::mov64_reg(work_area, Reg::R2));
+    code.emit(Insn::mov64_reg(extent, Reg::R3));
+    code.emit(Insn::mov64_reg(restricted, Reg::R4));
     code.emit(Insn::mov64_reg(Reg::R1, address));
     code.emit(Insn::alu64_imm(AluOp::Rsh, Reg::R1, 32));
-    let mut next = code.label();
-    for area in &areas {
-        code.bind(next);
-        next = code.label();
+    for area in &tagged_areas(layout) {
+        let next = code.label();
         code.emit(Insn::mov32_imm(Reg::R2, area.tag_high));
         code.asm.jmp_reg_to(JmpOp::Ne, Reg::R1, Reg::R2, next);
-        // The offset, checked against the area's end (for scratch, the allocated end).
-        code.emit(Insn::mov32_reg(Reg::R1, address));
-        let size = match extent {
-            Extent::Constant(size) => size,
-            Extent::Slot(_) => 0,
-        };
-        if size > area.size {
-            code.fault(
-                cx.fault_exit,
-                FaultCode::BadAddress,
-                FaultValue::Register(address),
-                site,
-            );
-            continue;
-        }
-        code.fault_if_imm(
-            cx.fault_exit,
-            JmpOp::Gt,
-            Reg::R1,
-            (area.size - size) as i32,
-            FaultCode::BadAddress,
-            FaultValue::Register(address),
-            site,
-        );
-        if let Extent::Slot(slot) = extent {
-            code.emit(Insn::ldx_mem(MemSize::DW, Reg::R2, Reg::FP, slot));
-            code.fault_if_imm(
-                cx.fault_exit,
-                JmpOp::Gt,
-                Reg::R2,
-                area.size as i32,
-                FaultCode::BadAddress,
-                FaultValue::Register(address),
-                site,
-            );
-            code.alu_reg(AluOp::Add, Reg::R2, Reg::R1);
-            if area.is_scratch {
-                code.load_state(dst, cx.layout().state.scratch_used);
-            } else {
-                code.load_constant(dst, area.size as u64);
-            }
-            code.fault_if_reg(
-                cx.fault_exit,
-                JmpOp::Gt,
-                Reg::R2,
-                dst,
-                FaultCode::BadAddress,
-                FaultValue::Register(address),
-                site,
-            );
-        } else if area.is_scratch {
-            code.emit(Insn::mov64_reg(Reg::R2, Reg::R1));
-            code.emit(Insn::add64_imm(Reg::R2, size as i32));
+        // r0 = the offset, r5 = the area's end (for scratch, the allocated end).
+        code.emit(Insn::mov32_reg(Reg::R0, address));
+        if area.is_scratch {
             code.emit(Insn::ldx_mem(
                 MemSize::DW,
-                dst,
-                STATE,
-                cx.layout().state.scratch_used as i16,
+                Reg::R5,
+                work_area,
+                state.scratch_used as i16,
             ));
-            code.fault_if_reg(
-                cx.fault_exit,
-                JmpOp::Gt,
-                Reg::R2,
-                dst,
-                FaultCode::BadAddress,
-                FaultValue::Register(address),
-                site,
-            );
+        } else {
+            code.load_constant(Reg::R5, area.size as u64);
         }
-        area_base(code, dst, area);
-        code.emit(Insn::alu64_reg(AluOp::Add, dst, Reg::R1));
-        code.asm.ja_to(done);
+        code.asm.jmp_reg_to(JmpOp::Gt, extent, Reg::R5, none);
+        code.emit(Insn::mov64_reg(Reg::R4, Reg::R5));
+        code.alu_reg(AluOp::Sub, Reg::R4, extent);
+        code.asm.jmp_reg_to(JmpOp::Gt, Reg::R0, Reg::R4, none);
+        // The area's base (the work area is in r7, as `area_base` expects), a pointer,
+        // becomes a number through the work area.
+        area_base(code, Reg::R3, area);
+        code.emit(Insn::stx_mem(MemSize::DW, work_area, Reg::R3, span));
+        code.emit(Insn::ldx_mem(MemSize::DW, Reg::R3, work_area, span));
+        code.alu_reg(AluOp::Sub, Reg::R5, Reg::R0);
+        code.emit(Insn::stx_mem(MemSize::DW, work_area, Reg::R5, span));
+        code.alu_reg(AluOp::Add, Reg::R0, Reg::R3);
+        code.emit(Insn::exit());
+        code.bind(next);
     }
-    code.bind(next);
-    fault_on_unknown_tag(code, cx, address, site);
-    if access == Access::Restricted {
-        code.fault(
-            cx.fault_exit,
-            FaultCode::BadAddress,
-            FaultValue::Register(address),
-            site,
-        );
-    } else {
-        code.mov(dst, address);
-    }
-    code.bind(done);
+    // Tags outside the areas tried fault; other addresses are themselves.
+    code.emit(Insn::mov64_reg(Reg::R1, address));
+    code.emit(Insn::alu64_imm(AluOp::Rsh, Reg::R1, TAG_SHIFT as i32));
+    let external = code.label();
+    code.asm
+        .jmp_imm_to(JmpOp::Lt, Reg::R1, TAG_SCRATCH as i32, external);
+    code.asm
+        .jmp_imm_to(JmpOp::Gt, Reg::R1, TAG_CONSTANTS as i32, external);
+    code.asm.ja_to(none);
+    code.bind(external);
+    code.asm.jmp_imm_to(JmpOp::Ne, restricted, 0, none);
+    code.emit(Insn::st_mem(MemSize::DW, work_area, span, -1));
+    code.emit(Insn::mov64_reg(Reg::R0, address));
+    code.emit(Insn::exit());
+    code.bind(none);
+    code.emit(Insn::mov64_imm(Reg::R0, 0));
+    code.emit(Insn::exit());
 }
 
 /// Reads `size` (1, 2, 4 or 8) bytes at the DIF address in `address` (r8 or r9) into
@@ -232,7 +253,7 @@ pub fn copy_memory_to_state(
 
 /// Reads the NUL-terminated string at the DIF address in `address` (r8 or r9): at most
 /// `bound` bytes (and at most the run-time bound in `runtime_bound`, a stack slot, when
-/// given), written with a NUL to `destination`. Leaves the length (without the NUL) in
+/// given: a value the kernel's verifier knows is at most `bound`), written with a NUL to `destination`. Leaves the length (without the NUL) in
 /// r0. Faults with `invalid address` when unreadable (NULL included).
 #[allow(clippy::too_many_arguments)]
 pub fn read_string(
@@ -245,15 +266,27 @@ pub fn read_string(
     access: Access,
     site: FaultSite,
 ) {
-    let read = code.label();
-    emit_string_span(code, cx, address, access, site, read);
+    // r2 = the bytes the string may span, r3 = where it starts.
+    if access == Access::User {
+        code.load_constant(Reg::R2, bound as u64);
+        code.mov(Reg::R3, address);
+    } else {
+        code.emit(Insn::mov64_imm(Reg::R3, 0));
+        decode_address(code, cx, address, access, site);
+        code.emit(Insn::mov64_reg(Reg::R3, Reg::R0));
+        code.load_state(Reg::R2, cx.layout().state.decoded_span);
+    }
+    // Clamp the span to the bounds, then allow for the NUL. The constant comes first and
+    // the run-time bound last. Verifiers before Linux 6.8 or so learn nothing from
+    // comparing two registers, so the run-time bound must be one they know is at most
+    // `bound` (its callers clamp it with constants); newer ones learn from the comparison,
+    // and a constant clamp after it would be code they find dead and remove, each run
+    // with a pass over the whole program.
+    let clamped = code.label();
+    code.asm
+        .jmp_imm_to(JmpOp::Le, Reg::R2, bound as i32, clamped);
     code.load_constant(Reg::R2, bound as u64);
-    code.mov(Reg::R3, address);
-    code.bind(read);
-    // Clamp the span to the bounds, then allow for the NUL. The run-time bound comes
-    // first and the constant last: verifiers before Linux 6.8 or so learn nothing from
-    // comparing two registers, so only a final comparison with a constant bounds the
-    // size they check.
+    code.bind(clamped);
     if let Some(slot) = runtime_bound {
         let within = code.label();
         code.emit(Insn::ldx_mem(MemSize::DW, Reg::R4, Reg::FP, slot));
@@ -261,11 +294,6 @@ pub fn read_string(
         code.emit(Insn::mov64_reg(Reg::R2, Reg::R4));
         code.bind(within);
     }
-    let clamped = code.label();
-    code.asm
-        .jmp_imm_to(JmpOp::Le, Reg::R2, bound as i32, clamped);
-    code.load_constant(Reg::R2, bound as u64);
-    code.bind(clamped);
     code.emit(Insn::add64_imm(Reg::R2, 1));
     match destination {
         StringDestination::State(offset) => code.state_pointer(Reg::R1, offset),
@@ -287,106 +315,6 @@ pub fn read_string(
         site,
     );
     code.emit(Insn::add64_imm(Reg::R0, -1));
-}
-
-/// Faults when `address` carries one of the tags but lay in none of the areas tried
-/// before; other addresses fall through.
-fn fault_on_unknown_tag(
-    code: &mut ProgramCode,
-    cx: &StatementContext<'_>,
-    address: Reg,
-    site: FaultSite,
-) {
-    code.emit(Insn::mov64_reg(Reg::R1, address));
-    code.emit(Insn::alu64_imm(AluOp::Rsh, Reg::R1, TAG_SHIFT as i32));
-    let external = code.label();
-    code.asm
-        .jmp_imm_to(JmpOp::Lt, Reg::R1, TAG_SCRATCH as i32, external);
-    code.asm
-        .jmp_imm_to(JmpOp::Gt, Reg::R1, TAG_CONSTANTS as i32, external);
-    code.fault(
-        cx.fault_exit,
-        FaultCode::BadAddress,
-        FaultValue::Register(address),
-        site,
-    );
-    code.bind(external);
-}
-
-/// For a string read: when `address` is tagged, r2 = the bytes its area has from it on
-/// and r3 = the real pointer, then a jump to `read` (an address past its area faults);
-/// an untagged one falls through (faulting for restricted access).
-fn emit_string_span(
-    code: &mut ProgramCode,
-    cx: &StatementContext<'_>,
-    address: Reg,
-    access: Access,
-    site: FaultSite,
-    read: Label,
-) {
-    let areas = if access == Access::User {
-        Vec::new()
-    } else {
-        tagged_areas(cx.layout())
-    };
-    // r2 = bytes the string may span; r3 = where it starts.
-    if !areas.is_empty() {
-        code.emit(Insn::mov64_reg(Reg::R1, address));
-        code.emit(Insn::alu64_imm(AluOp::Rsh, Reg::R1, 32));
-    }
-    let mut next = code.label();
-    for area in &areas {
-        code.bind(next);
-        next = code.label();
-        code.emit(Insn::mov32_imm(Reg::R2, area.tag_high));
-        code.asm.jmp_reg_to(JmpOp::Ne, Reg::R1, Reg::R2, next);
-        code.emit(Insn::mov32_reg(Reg::R3, address));
-        if area.is_scratch {
-            code.emit(Insn::ldx_mem(
-                MemSize::DW,
-                Reg::R2,
-                STATE,
-                cx.layout().state.scratch_used as i16,
-            ));
-            code.fault_if_reg(
-                cx.fault_exit,
-                JmpOp::Gt,
-                Reg::R3,
-                Reg::R2,
-                FaultCode::BadAddress,
-                FaultValue::Register(address),
-                site,
-            );
-        } else {
-            // The area's end is a constant: the comparison with it below is the check.
-            code.load_constant(Reg::R2, area.size as u64);
-        }
-        code.fault_if_imm(
-            cx.fault_exit,
-            JmpOp::Gt,
-            Reg::R3,
-            area.size as i32,
-            FaultCode::BadAddress,
-            FaultValue::Register(address),
-            site,
-        );
-        code.emit(Insn::alu64_reg(AluOp::Sub, Reg::R2, Reg::R3));
-        area_base(code, Reg::R4, area);
-        code.emit(Insn::alu64_reg(AluOp::Add, Reg::R3, Reg::R4));
-        code.asm.ja_to(read);
-    }
-    code.bind(next);
-    if !areas.is_empty() {
-        fault_on_unknown_tag(code, cx, address, site);
-    }
-    if access == Access::Restricted {
-        code.fault(
-            cx.fault_exit,
-            FaultCode::BadAddress,
-            FaultValue::Register(address),
-            site,
-        );
-    }
 }
 
 /// Allocates `size` zeroed bytes of scratch, 8-byte aligned; the size is a constant or

@@ -169,8 +169,9 @@ pub fn translate_probe_with_artificial_frames(
 }
 
 /// [`translate_probe`] for callers that load the instructions themselves: a program
-/// that needs its functions' BTF (one using `bpf_loop`, for `index()`, `strtok()`…) is
-/// refused with an error saying so, since the kernel would refuse it without.
+/// that needs its functions' BTF (one using `bpf_loop`, for `index()`, `strtok()`…, or
+/// the address decoder, for reads of DIF memory) is refused with an error saying so,
+/// since the kernel would refuse it without.
 pub fn translate_probe_program(
     layout: &ProgramLayout,
     maps: &MapFds,
@@ -182,8 +183,9 @@ pub fn translate_probe_program(
     let translated = translate_probe(layout, maps, probe_id, enabled, program, context)?;
     if translated.needs_function_info() {
         return Err(TranslateError::Unsupported {
-            what: "loading a program with bpf_loop callbacks without its functions' BTF \
-                   (translate it with translate_probe and load it with TranslatedProgram::load)"
+            what: "loading a program with bpf_loop callbacks or global functions without \
+                   its functions' BTF (translate it with translate_probe and load it with \
+                   TranslatedProgram::load)"
                 .to_string(),
             location: format!("probe {probe_id}"),
         });

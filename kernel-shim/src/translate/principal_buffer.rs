@@ -7,7 +7,7 @@
 use super::code::ProgramCode;
 use super::registers::MAP_KEY;
 use super::translation_context::StatementContext;
-use crate::ebpf::{AluOp, Helper, Insn, JmpOp, Label, MemSize, Reg};
+use crate::ebpf::{AluOp, Insn, JmpOp, Label, MemSize, Reg};
 use crate::map_layout::{COUNTERS_KEY_PRINCIPAL_DRAINED, COUNTER_PRINCIPAL_DROPS};
 
 /// How many bytes a record (or a committed speculation) takes in the principal buffer.
@@ -45,10 +45,9 @@ pub fn drop_unless_room(
         MAP_KEY,
         COUNTERS_KEY_PRINCIPAL_DRAINED as i32,
     ));
-    code.emit_all(&Insn::ld_map_fd(Reg::R1, cx.maps().counters));
     code.emit(Insn::mov64_reg(Reg::R2, Reg::FP));
     code.emit(Insn::add64_imm(Reg::R2, MAP_KEY as i32));
-    code.call(Helper::MapLookupElem);
+    code.map_lookup(cx.maps().counters);
     // The key is always present in the array; without it nothing was drained.
     code.emit(Insn::mov64_imm(Reg::R1, 0));
     code.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, drained_known);

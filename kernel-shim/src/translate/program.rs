@@ -1,7 +1,8 @@
 //! A translated probe program: its instructions, the functions they form (the probe's
-//! chain, the ERROR subprogram it calls, the `bpf_loop` callbacks), and its loading. The
-//! kernel requires BTF function information (`func_info`) of a program with callbacks,
-//! so such a program is loaded together with a BTF blob typing its functions.
+//! chain, the subprograms it calls, the `bpf_loop` callbacks), and its loading. The
+//! kernel requires BTF function information (`func_info`) of a program with callbacks or
+//! global functions (the loop callers and the address decoder), so such a program is
+//! loaded together with a BTF blob typing its functions.
 
 use std::os::fd::AsFd;
 
@@ -18,10 +19,17 @@ use crate::sys::{bpf_prog_load, AttachType, LoadError, ProgFd, ProgramLoadReques
 pub enum FunctionKind {
     /// The program's entry: the probe's ECB chain.
     Probe,
-    /// A subprogram it calls (the ERROR probe's clauses).
+    /// A subprogram it calls (the ERROR probe's clauses, a long clause's actions, a
+    /// loop's call to `bpf_loop`).
     Subprogram,
     /// A `bpf_loop` callback.
     LoopCallback,
+    /// The subprogram that calls `bpf_loop` with a callback (see `code::run_loop`): a
+    /// global function, given the iteration count and the work area, which the kernel's
+    /// verifier checks once (and its callback with it) rather than at every call.
+    LoopCaller,
+    /// The address decoder (see `memory`), a global function the verifier checks once.
+    AddressDecoder,
 }
 
 /// One function: where it starts (an instruction slot) and what it is.
@@ -37,12 +45,20 @@ pub struct TranslatedProgram {
     pub instructions: Vec<Insn>,
     /// In instruction order, the entry first.
     pub functions: Vec<ProgramFunction>,
+    /// The bytes of the work area, which loop callers are handed.
+    pub work_area_size: u32,
 }
 
 impl TranslatedProgram {
     /// Finds the functions of `instructions` as the kernel does: the entry, and every
-    /// target of a local call or of a function-address load.
-    pub fn new(instructions: Vec<Insn>) -> TranslatedProgram {
+    /// target of a local call or of a function-address load; a subprogram that loads a
+    /// function's address is a loop caller, handed a work area of `work_area_size` bytes,
+    /// and the one starting at a slot of `decoder_starts` the address decoder.
+    pub fn new(
+        instructions: Vec<Insn>,
+        work_area_size: u32,
+        decoder_starts: &[usize],
+    ) -> TranslatedProgram {
         let mut functions = vec![ProgramFunction {
             start: 0,
             kind: FunctionKind::Probe,
@@ -69,17 +85,40 @@ impl TranslatedProgram {
             slot += if instruction.is_ld_imm64() { 2 } else { 1 };
         }
         functions.sort_by_key(|function| function.start);
+        let ends: Vec<usize> = functions
+            .iter()
+            .skip(1)
+            .map(|function| function.start)
+            .chain([instructions.len()])
+            .collect();
+        for (function, end) in functions.iter_mut().zip(ends) {
+            let loads_function = instructions[function.start..end]
+                .iter()
+                .any(|instruction| instruction.is_ld_imm64() && instruction.src == BPF_PSEUDO_FUNC);
+            if function.kind == FunctionKind::Subprogram && loads_function {
+                function.kind = FunctionKind::LoopCaller;
+            }
+            if function.kind == FunctionKind::Subprogram && decoder_starts.contains(&function.start)
+            {
+                function.kind = FunctionKind::AddressDecoder;
+            }
+        }
         TranslatedProgram {
             instructions,
             functions,
+            work_area_size,
         }
     }
 
-    /// Whether the kernel needs the functions' BTF to load the program.
+    /// Whether the kernel needs the functions' BTF to load the program: callbacks and
+    /// global functions must have it.
     pub fn needs_function_info(&self) -> bool {
-        self.functions
-            .iter()
-            .any(|function| function.kind == FunctionKind::LoopCallback)
+        self.functions.iter().any(|function| {
+            matches!(
+                function.kind,
+                FunctionKind::LoopCallback | FunctionKind::AddressDecoder
+            )
+        })
     }
 
     /// The BTF types of the functions, in order.
@@ -92,9 +131,10 @@ impl TranslatedProgram {
                     name: if function.kind == FunctionKind::Probe {
                         "dtrace_probe".to_string()
                     } else {
-                        format!("dtrace_error_{}", function.start)
+                        format!("dtrace_function_{}", function.start)
                     },
                     parameters: vec![("context".to_string(), ParameterType::Pointer)],
+                    global: false,
                 },
                 FunctionKind::LoopCallback => {
                     callbacks += 1;
@@ -104,8 +144,33 @@ impl TranslatedProgram {
                             ("index".to_string(), ParameterType::Long),
                             ("context".to_string(), ParameterType::Pointer),
                         ],
+                        global: false,
                     }
                 }
+                FunctionKind::LoopCaller => FunctionType {
+                    name: format!("dtrace_loop_caller_{}", function.start),
+                    parameters: vec![
+                        ("count".to_string(), ParameterType::Long),
+                        (
+                            "work_area".to_string(),
+                            ParameterType::Memory(self.work_area_size),
+                        ),
+                    ],
+                    global: true,
+                },
+                FunctionKind::AddressDecoder => FunctionType {
+                    name: "dtrace_decode_address".to_string(),
+                    parameters: vec![
+                        ("address".to_string(), ParameterType::Long),
+                        (
+                            "work_area".to_string(),
+                            ParameterType::Memory(self.work_area_size),
+                        ),
+                        ("extent".to_string(), ParameterType::Long),
+                        ("restricted".to_string(), ParameterType::Long),
+                    ],
+                    global: true,
+                },
             })
             .collect()
     }

@@ -64,18 +64,38 @@ fn width(instructions: &[Insn], index: usize) -> usize {
     }
 }
 
-/// Whether `instruction` jumps to the next slot (`ja +0`, `gotol +0`): a no-op.
-fn is_no_op(instruction: Insn) -> bool {
-    let instruction_class = class(instruction.code);
-    operation(instruction.code) == BPF_JA
-        && ((instruction_class == BPF_JMP && instruction.off == 0)
-            || (instruction_class == BPF_JMP32 && instruction.imm == 0))
+/// Marks as dropped (in `kept`) every unconditional jump whose target is the next slot
+/// kept: `ja +0` and `gotol +0`, and the jumps that only skipped code which is now
+/// dropped (a folded region test's jump to the next region, past the removed test).
+/// Going backwards, the slots a forward jump skips are decided before the jump is.
+fn drop_no_op_jumps(instructions: &[Insn], kept: &mut [bool]) {
+    let count = instructions.len();
+    // The first kept slot at or after each slot (`count` when there is none).
+    let mut next_kept = vec![count; count + 1];
+    for index in (0..count).rev() {
+        if kept[index] {
+            let target = match flow(instructions, index) {
+                Flow::Jump(target) => Some(target.min(count)),
+                _ => None,
+            };
+            let skips_nothing =
+                target.is_some_and(|target| target > index && next_kept[index + 1] >= target);
+            if skips_nothing {
+                kept[index] = false;
+            }
+        }
+        next_kept[index] = if kept[index] {
+            index
+        } else {
+            next_kept[index + 1]
+        };
+    }
 }
 
 /// `instructions` without the unreachable ones and the no-op jumps (which the kernel
 /// would remove one at a time, each with a pass over the whole program), with distances
-/// fixed.
-pub fn prune_unreachable(instructions: Vec<Insn>) -> Vec<Insn> {
+/// fixed; the slots in `kept_starts` (functions' starts) become their new positions.
+pub fn prune_unreachable(instructions: Vec<Insn>, kept_starts: &mut [usize]) -> Vec<Insn> {
     let count = instructions.len();
     let mut reachable = vec![false; count];
     let mut work = vec![0usize];
@@ -98,11 +118,7 @@ pub fn prune_unreachable(instructions: Vec<Insn>) -> Vec<Insn> {
             Flow::Exit => {}
         }
     }
-    for index in 0..count {
-        if reachable[index] && is_no_op(instructions[index]) {
-            reachable[index] = false;
-        }
-    }
+    drop_no_op_jumps(&instructions, &mut reachable);
     // New position of every old slot (of the next kept slot for removed ones).
     let mut positions = vec![0usize; count + 1];
     let mut kept = 0;
@@ -113,6 +129,9 @@ pub fn prune_unreachable(instructions: Vec<Insn>) -> Vec<Insn> {
         }
     }
     positions[count] = kept;
+    for start in kept_starts.iter_mut() {
+        *start = positions[(*start).min(count)];
+    }
     let mut pruned = Vec::with_capacity(kept);
     let mut index = 0;
     while index < count {
@@ -143,4 +162,52 @@ pub fn prune_unreachable(instructions: Vec<Insn>) -> Vec<Insn> {
         index += slots;
     }
     pruned
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ebpf::{JmpOp, Reg};
+
+    #[test]
+    fn jumps_left_with_nothing_to_skip_are_dropped() {
+        // A folded test: `ja +2` skips code no path reaches, so it is a no-op once that
+        // code is gone; `ja +0` is one already; the forward branch is kept.
+        let program = vec![
+            Insn::mov64_imm(Reg::R0, 0),
+            Insn::ja(2),
+            Insn::mov64_imm(Reg::R0, 1),
+            Insn::ja(0),
+            Insn::ja(0),
+            Insn::jmp_imm(JmpOp::Eq, Reg::R1, 0, 1),
+            Insn::mov64_imm(Reg::R0, 2),
+            Insn::exit(),
+        ];
+        let pruned = prune_unreachable(program.clone(), &mut []);
+        assert_eq!(pruned, vec![program[0], program[5], program[6], program[7]]);
+    }
+
+    #[test]
+    fn jumps_over_kept_code_stay_with_shorter_distances() {
+        let program = vec![
+            Insn::jmp_imm(JmpOp::Eq, Reg::R1, 0, 3),
+            Insn::ja(1),
+            Insn::mov64_imm(Reg::R0, 1),
+            Insn::ja(1),
+            Insn::mov64_imm(Reg::R0, 2),
+            Insn::exit(),
+        ];
+        let pruned = prune_unreachable(program.clone(), &mut []);
+        // Slot 2 is unreachable; the first `ja` then skips nothing, the second still
+        // skips `r0 = 2`.
+        assert_eq!(
+            pruned,
+            vec![
+                Insn::jmp_imm(JmpOp::Eq, Reg::R1, 0, 1),
+                Insn::ja(1),
+                program[4],
+                program[5],
+            ]
+        );
+    }
 }

@@ -33,8 +33,10 @@ pub const SPILL_3: i16 = -128;
 pub const SPILL_4: i16 = -136;
 /// A u32 map key (a work area's index, 0) for helper calls.
 pub const MAP_KEY: i16 = -144;
-/// The work-area pointer, where a `bpf_loop` callback finds it (its context argument).
-pub const LOOP_CONTEXT: i16 = -152;
+/// The work-area pointer, where a `bpf_loop` callback finds it (its context argument):
+/// a slot of the frame of the subprogram that calls `bpf_loop` (see `code::run_loop`),
+/// which uses no other.
+pub const LOOP_CONTEXT: i16 = -8;
 
 /// The context pointer.
 pub const CONTEXT: Reg = Reg::R6;

@@ -156,10 +156,9 @@ pub fn speculate(
         code.alu_imm(AluOp::Mul, Reg::R1, cx.layout().options.cpu_count as i32);
         code.alu_reg(AluOp::Add, Reg::R1, Reg::R0);
         code.emit(Insn::stx_mem(MemSize::W, Reg::FP, Reg::R1, MAP_KEY));
-        code.emit_all(&Insn::ld_map_fd(Reg::R1, fd));
         code.emit(Insn::mov64_reg(Reg::R2, Reg::FP));
         code.emit(Insn::add64_imm(Reg::R2, MAP_KEY as i32));
-        code.call(Helper::MapLookupElem);
+        code.map_lookup(fd);
         code.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, dropped);
         let fits = code.label();
         let specsize = cx.layout().options.speculation_size;
@@ -320,10 +319,9 @@ fn lookup_speculation_buffer(
     let fd = require_speculations(cx)?;
     let key = index * cx.layout().options.cpu_count + cpu;
     code.emit(Insn::st_mem(MemSize::W, Reg::FP, MAP_KEY, key as i32));
-    code.emit_all(&Insn::ld_map_fd(Reg::R1, fd));
     code.emit(Insn::mov64_reg(Reg::R2, Reg::FP));
     code.emit(Insn::add64_imm(Reg::R2, MAP_KEY as i32));
-    code.call(Helper::MapLookupElem);
+    code.map_lookup(fd);
     Ok(())
 }
 
@@ -365,10 +363,9 @@ pub fn append_speculated_record(
     code.alu_imm(AluOp::Mul, SAVED_0, cx.layout().options.cpu_count as i32);
     code.alu_reg(AluOp::Add, SAVED_0, Reg::R0);
     code.emit(Insn::stx_mem(MemSize::W, Reg::FP, SAVED_0, MAP_KEY));
-    code.emit_all(&Insn::ld_map_fd(Reg::R1, fd));
     code.emit(Insn::mov64_reg(Reg::R2, Reg::FP));
     code.emit(Insn::add64_imm(Reg::R2, MAP_KEY as i32));
-    code.call(Helper::MapLookupElem);
+    code.map_lookup(fd);
     code.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, done);
     code.emit(Insn::mov64_reg(SAVED_0, Reg::R0));
     // speculate() found room for the record; a firing nested in this one (a probe in

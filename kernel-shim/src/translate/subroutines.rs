@@ -415,14 +415,17 @@ fn call_memory_subroutine(
             code.emit(Insn::ldx_mem(MemSize::DW, Reg::R0, Reg::FP, SPILL_1));
         }
         subroutine::COPYINSTR => {
-            // The bound is strsize − 1, or the optional maximum when smaller.
-            code.load_constant(Reg::R0, strsize as u64 - 1);
+            // The bound is strsize − 1, or the optional maximum when smaller (clamped
+            // with a constant, so that every verifier knows the run-time bound's range).
             if shape.len() > 1 {
                 let keep = code.label();
-                argument(code, cx.layout(), Reg::R1, 1);
-                code.asm.jmp_reg_to(JmpOp::Le, Reg::R0, Reg::R1, keep);
-                code.emit(Insn::mov64_reg(Reg::R0, Reg::R1));
+                argument(code, cx.layout(), Reg::R0, 1);
+                code.asm
+                    .jmp_imm_to(JmpOp::Le, Reg::R0, strsize as i32 - 1, keep);
+                code.load_constant(Reg::R0, strsize as u64 - 1);
                 code.bind(keep);
+            } else {
+                code.load_constant(Reg::R0, strsize as u64 - 1);
             }
             code.emit(Insn::stx_mem(MemSize::DW, Reg::FP, Reg::R0, SPILL_0));
             allocate_scratch(code, cx, ScratchSize::Constant(strsize), site);

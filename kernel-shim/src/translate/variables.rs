@@ -397,9 +397,8 @@ fn load_dynamic(
         .dynamic
         .ok_or(TranslateError::MissingMap { map: "dynamic" })?;
     let done = code.label();
-    code.emit_all(&Insn::ld_map_fd(Reg::R1, fd));
     code.state_pointer(Reg::R2, cx.layout().state.dynamic_key);
-    code.call(Helper::MapLookupElem);
+    code.map_lookup(fd);
     code.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, done);
     match dynamic_type(cx.layout(), scope, id) {
         None => code.emit(Insn::ldx_mem(MemSize::DW, Reg::R0, Reg::R0, 0)),

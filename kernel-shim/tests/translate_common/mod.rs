@@ -216,6 +216,17 @@ pub fn load_kernel_with(
     options: &LayoutOptions,
     context: &ContextKind,
 ) -> KernelRun {
+    load_kernel_logged(program, options, context, 0)
+}
+
+/// [`load_kernel_with`], asking the kernel for its verifier log at `log_level` (the
+/// loaded program keeps it).
+pub fn load_kernel_logged(
+    program: &CompiledProgram,
+    options: &LayoutOptions,
+    context: &ContextKind,
+    log_level: u32,
+) -> KernelRun {
     let verified = verify_program(program).expect("the verifier accepts the program");
     let layout = ProgramLayout::for_program(&verified, options).expect("layout");
     let mut maps = Vec::new();
@@ -274,7 +285,7 @@ pub fn load_kernel_with(
     .unwrap_or_else(|error| panic!("translation failed: {error}"));
     let instructions = translated.instructions.clone();
     let loaded = translated
-        .load(context.program_type(), "dtrace_test", 0)
+        .load(context.program_type(), "dtrace_test", log_level)
         .unwrap_or_else(|error| {
             let _ = std::fs::write("/tmp/dtrace-translate-verifier.log", &error.log);
             let log: Vec<&str> = error.log.lines().collect();
