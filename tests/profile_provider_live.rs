@@ -1,7 +1,8 @@
 //! The profile provider on the live kernel: `ufunc()`, `umod()`, `func()` and `mod()` of
 //! the sampled PCs aggregate one entry per function or module, as in DTrace's
-//! profile-n tests, and a tick probe does not fire on after the `-c` command has ended;
-//! these need root and skip with a reason otherwise.
+//! profile-n tests, a tick probe does not fire on after the `-c` command has ended, and
+//! `profile-N` fires on every online CPU; these need root and skip with a reason
+//! otherwise.
 
 mod common;
 
@@ -98,6 +99,72 @@ fn tracing_ends_with_the_command_before_a_later_tick() {
     assert!(
         !outcome.stdout.contains("tick"),
         "the tick fired after the command ended: {:?}",
+        outcome.stdout
+    );
+}
+
+/// Keeps every CPU it may run on busy for about a second, one pinned child per CPU, so
+/// that each CPU has samples to give whatever else the machine runs. (On an idle CPU
+/// whose tick is stopped, some kernels deliver no cpu-clock samples at all, to perf and
+/// to BPF programs alike: the test checks that dtrace samples every CPU, not that.)
+const SPIN_ON_EVERY_CPU: &str = "import os, time\n\
+children = []\n\
+for cpu in sorted(os.sched_getaffinity(0)):\n\
+    child = os.fork()\n\
+    if child == 0:\n\
+        os.sched_setaffinity(0, {cpu})\n\
+        end = time.monotonic() + 1.0\n\
+        while time.monotonic() < end:\n\
+            pass\n\
+        os._exit(0)\n\
+    children.append(child)\n\
+for child in children:\n\
+    os.waitpid(child, 0)\n";
+
+/// The CPUs `/sys/devices/system/cpu/online` lists (`0-3,5`).
+fn online_cpus() -> BTreeSet<u32> {
+    let text = std::fs::read_to_string("/sys/devices/system/cpu/online").unwrap_or_default();
+    let mut cpus = BTreeSet::new();
+    for range in text.trim().split(',').filter(|range| !range.is_empty()) {
+        let (first, last) = range.split_once('-').unwrap_or((range, range));
+        if let (Ok(first), Ok(last)) = (first.parse::<u32>(), last.parse::<u32>()) {
+            cpus.extend(first..=last);
+        }
+    }
+    cpus
+}
+
+#[test]
+fn profile_probes_fire_on_every_online_cpu() {
+    if DTRACE.must_skip() {
+        return;
+    }
+    let outcome = DTRACE.run_with_load(
+        "profile-every-cpu",
+        SPIN_ON_EVERY_CPU,
+        "",
+        &[
+            "-q",
+            "-n",
+            "profile-997 { @[cpu] = count(); } END { printa(\"%d %@d\\n\", @); }",
+        ],
+    );
+    assert_eq!(outcome.status, Some(0), "stderr: {}", outcome.stderr);
+    let sampled: BTreeSet<u32> = outcome
+        .stdout
+        .lines()
+        .filter_map(|line| {
+            let mut words = line.split_whitespace();
+            let cpu = words.next()?.parse::<u32>().ok()?;
+            let count = words.next()?.parse::<u64>().ok()?;
+            (count > 0).then_some(cpu)
+        })
+        .collect();
+    let online = online_cpus();
+    assert!(!online.is_empty(), "no online CPUs listed");
+    assert_eq!(
+        sampled, online,
+        "CPUs with samples differ from the online CPUs: {:?}",
         outcome.stdout
     );
 }

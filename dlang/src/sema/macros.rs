@@ -69,6 +69,31 @@ impl Analyzer<'_> {
         }
     }
 
+    /// The checks DTrace's lexer makes of a macro variable as it reads it: the variable
+    /// must be defined and an integer operand must fit in 64 bits. An operand that is
+    /// an identifier is only looked up when its expression is analysed.
+    pub(super) fn check_macro_while_lexing(
+        &mut self,
+        variable: &MacroVariable,
+        span: &Span,
+    ) -> SemaResult<()> {
+        match variable {
+            MacroVariable::Argument { index, written } => {
+                let text = self.macro_argument(*index, written, "0", span)?;
+                classify_operand(&text, written, span).map(|_| ())
+            }
+            MacroVariable::ArgumentString { index, written } => self
+                .macro_argument(*index, written, "", span)
+                .map(|_| ()),
+            MacroVariable::Named(name) => self
+                .named_macro(name, &format!("${name}"), span)
+                .map(|_| ()),
+            MacroVariable::NamedString(name) => self
+                .named_macro(name, &format!("$${name}"), span)
+                .map(|_| ()),
+        }
+    }
+
     fn string_constant(&self, mut bytes: Vec<u8>, span: &Span) -> TypedExpr {
         if let Some(end) = bytes.iter().position(|&b| b == 0) {
             bytes.truncate(end);
@@ -124,11 +149,15 @@ impl Analyzer<'_> {
         if !text.contains('$') {
             return Ok(text.to_string());
         }
+        // dtrace_xstr2desc() fails with EDT_BADSPCV, which the parser reports as an
+        // invalid description.
         let undefined = || {
             error(
-                ErrorTag::D_MACRO_UNDEF,
+                ErrorTag::D_PDESC_INVAL,
                 span,
-                "Undefined macro variable in probe description",
+                format!(
+                    "invalid probe description \"{text}\": Undefined macro variable in probe description"
+                ),
             )
         };
         let bytes = text.as_bytes();

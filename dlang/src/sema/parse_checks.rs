@@ -1,6 +1,7 @@
 //! The checks DTrace's parser makes on a clause as it builds the clause's nodes,
 //! before any clause is checked: constant divisors of zero, type names (casts,
-//! `sizeof`, `offsetof`, `xlate`), and the sizes and offsets it folds.
+//! `sizeof`, `offsetof`, `xlate`), the sizes and offsets it folds, and the macro
+//! variables its lexer replaces (in descriptions and in expressions).
 //!
 //! DTrace parses a whole program, declarations and all, before it cooks its first
 //! clause, so such an error anywhere in the program is reported before any clause's
@@ -14,6 +15,11 @@ use crate::ast::{AssignmentOperator, BinaryOperator, Clause, Expr, ExprKind};
 impl Analyzer<'_> {
     /// Reports the first error DTrace's parser would raise in `clause`.
     pub(super) fn check_clause_while_parsing(&mut self, clause: &Clause) -> SemaResult<()> {
+        // The parser expands a description's macros as it builds the description.
+        for specifier in &clause.probes {
+            self.expand_description_macros(&specifier.text, &specifier.span)
+                .map_err(found_while_parsing)?;
+        }
         let mut expressions = Vec::new();
         program_scan::for_each_clause_expression_post_order(clause, &mut |expr| {
             expressions.push(expr)
@@ -48,6 +54,10 @@ impl Analyzer<'_> {
             ExprKind::Cast { ty, .. } | ExprKind::Xlate { ty, .. } => self
                 .type_from_type_name(ty)
                 .map(|_| ())
+                .map_err(found_while_parsing),
+            // The lexer replaces a macro variable by its value as it reads it.
+            ExprKind::Macro(variable) => self
+                .check_macro_while_lexing(variable, &expr.span)
                 .map_err(found_while_parsing),
             _ => Ok(()),
         }

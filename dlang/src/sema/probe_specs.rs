@@ -118,7 +118,10 @@ impl Analyzer<'_> {
             return Err(error(
                 ErrorTag::D_PDESC_INVAL,
                 span,
-                format!("invalid probe description \"{text}\": Overspecified probe description"),
+                format!(
+                    "invalid probe description \"{}\": Overspecified probe description",
+                    specifier.text
+                ),
             ));
         }
         // Fill from the right: the last field given is the option's field.
