@@ -82,9 +82,9 @@ impl Analyzer<'_> {
                 let text = self.macro_argument(*index, written, "0", span)?;
                 classify_operand(&text, written, span).map(|_| ())
             }
-            MacroVariable::ArgumentString { index, written } => self
-                .macro_argument(*index, written, "", span)
-                .map(|_| ()),
+            MacroVariable::ArgumentString { index, written } => {
+                self.macro_argument(*index, written, "", span).map(|_| ())
+            }
             MacroVariable::Named(name) => self
                 .named_macro(name, &format!("${name}"), span)
                 .map(|_| ()),
