@@ -334,33 +334,23 @@ impl ProgramCode {
 
     /// Adds 1 to per-CPU counter `counter` (clobbers r0–r5).
     pub fn count(&mut self, counter: usize) {
+        self.add_to_counter(counter, Insn::mov64_imm(Reg::R1, 1));
+    }
+
+    /// Adds the u64 in stack slot `slot` to per-CPU counter `counter` (clobbers r0–r5).
+    pub fn count_from_stack(&mut self, counter: usize, slot: i16) {
+        self.add_to_counter(counter, Insn::ldx_mem(MemSize::DW, Reg::R1, Reg::FP, slot));
+    }
+
+    /// Adds r1, as `load_addend` sets it after the lookup, to per-CPU counter `counter`.
+    fn add_to_counter(&mut self, counter: usize, load_addend: Insn) {
         let skip = self.label();
         self.emit(Insn::st_mem(MemSize::W, Reg::FP, MAP_KEY, 0));
         self.emit(Insn::mov64_reg(Reg::R2, Reg::FP));
         self.emit(Insn::add64_imm(Reg::R2, MAP_KEY as i32));
         self.map_lookup(self.maps.counters);
         self.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, skip);
-        self.emit(Insn::mov64_imm(Reg::R1, 1));
-        self.emit(Insn::atomic(
-            MemSize::DW,
-            AtomicOp::Add,
-            Reg::R0,
-            Reg::R1,
-            (counter * 8) as i16,
-        ));
-        self.bind(skip);
-    }
-
-    /// Adds the u64 in stack slot `slot` to per-CPU counter `counter` (clobbers r0–r5).
-    pub fn count_from_stack(&mut self, counter: usize, slot: i16) {
-        let skip = self.label();
-        self.emit(Insn::st_mem(MemSize::W, Reg::FP, MAP_KEY, 0));
-        self.emit_all(&Insn::ld_map_fd(Reg::R1, self.maps.counters));
-        self.emit(Insn::mov64_reg(Reg::R2, Reg::FP));
-        self.emit(Insn::add64_imm(Reg::R2, MAP_KEY as i32));
-        self.call(Helper::MapLookupElem);
-        self.asm.jmp_imm_to(JmpOp::Eq, Reg::R0, 0, skip);
-        self.emit(Insn::ldx_mem(MemSize::DW, Reg::R1, Reg::FP, slot));
+        self.emit(load_addend);
         self.emit(Insn::atomic(
             MemSize::DW,
             AtomicOp::Add,
